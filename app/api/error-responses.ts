@@ -1,0 +1,15 @@
+import {
+  internalErrorSchema,
+  messageErrorSchema,
+  validationErrorSchema,
+} from '../../shared/schemas/errors.schema.ts';
+
+/** The error answers every repository endpoint can give (SPEC.md: 403, 404, 409, 422). */
+export const errorResponses = {
+  403: messageErrorSchema.describe('Missing, unknown or insufficient credential'),
+  404: messageErrorSchema.describe('Unknown repository (or, for pause, the queue is not paused)'),
+  409: messageErrorSchema.describe('Conflicting concurrent write; retry'),
+  422: validationErrorSchema,
+  500: internalErrorSchema,
+  503: messageErrorSchema.describe('GitHub could not be reached to verify a token; retry'),
+} as const;

@@ -1,0 +1,87 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import type { ValidationIssue } from '../../shared/schemas/errors.schema.ts';
+import { WriteConflictError } from '../store/repository-transaction.ts';
+
+/** An answer other than success, with the contract's body (API-CONTRACT.md, "Errors"). */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: 403 | 404 | 409 | 503,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export class ValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+export const forbidden = (detail: string) => new HttpError(403, detail);
+export const notFound = (detail: string) => new HttpError(404, detail);
+
+const locationNames: Record<string, string> = {
+  querystring: 'query',
+  params: 'path',
+  body: 'body',
+  headers: 'header',
+};
+
+function validationIssues(error: FastifyError): ValidationIssue[] {
+  const where = locationNames[error.validationContext ?? 'body'] ?? 'body';
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return error.validation.map((v) => {
+      const issue = v.params.issue as { path: PropertyKey[]; message: string; code: string };
+      return {
+        loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+        msg: issue.message,
+        type: issue.code,
+      };
+    });
+  }
+  // Fastify's own validation, e.g. an unparseable JSON body or a wrong content type.
+  return [{ loc: [where], msg: error.message, type: error.code ?? 'invalid' }];
+}
+
+/** Fastify error codes that mean the client sent something we cannot read: all are 422s. */
+const clientErrorCodes = new Set([
+  'FST_ERR_CTP_EMPTY_JSON_BODY',
+  'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+  'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+  'FST_ERR_CTP_BODY_TOO_LARGE',
+  'FST_ERR_CTP_INVALID_JSON_BODY',
+]);
+
+export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    if (error.statusCode === 403) reply.header('WWW-Authenticate', 'Bearer');
+    const body: Record<string, string> = { detail: error.detail };
+    if (error.statusCode >= 500) body['request_id'] = request.id;
+    return reply.code(error.statusCode).send(body);
+  }
+  if (error instanceof WriteConflictError) return reply.code(409).send({ detail: error.message });
+  if (error instanceof ValidationError) return reply.code(422).send({ detail: error.issues });
+  if (error.validation) return reply.code(422).send({ detail: validationIssues(error) });
+  if (error.code && clientErrorCodes.has(error.code)) {
+    return reply.code(error.statusCode === 413 ? 413 : 422).send({
+      detail: [{ loc: ['body'], msg: error.message, type: error.code }],
+    });
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    // Other client errors Fastify detects itself (e.g. a malformed URL).
+    return reply
+      .code(422)
+      .send({ detail: [{ loc: ['request'], msg: error.message, type: error.code ?? 'invalid' }] });
+  }
+  if (isResponseSerializationError(error)) {
+    request.log.error({ err: error, issues: error.cause.issues }, 'response does not match its schema');
+  } else {
+    request.log.error({ err: error }, 'request failed');
+  }
+  return reply.code(500).send({ detail: 'internal error', request_id: request.id });
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
+import { logsPageSchema, logsQuerySchema } from '../../../shared/schemas/logs.schema.ts';
+import { type EventFilters, type EventPageStart, listEvents } from '../../store/events.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.ts';
+import { errorResponses } from '../error-responses.ts';
+import { toApiEvent } from '../event-response.ts';
+import { buildLinkHeader } from '../link-header.ts';
+import type { RouteContext } from '../server.ts';
+
+export function registerLogsRoute(
+  app: FastifyInstance<any, any, any, any, ZodTypeProvider>,
+  ctx: RouteContext,
+) {
+  app.get(
+    '/logs',
+    {
+      schema: {
+        summary: 'The event log, newest first',
+        params: repoParamsSchema,
+        querystring: logsQuerySchema,
+        response: { 200: logsPageSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const repo = request.repository;
+      const filters: EventFilters = {
+        pullRequest: q.pull_request,
+        baseRef: q.base_ref,
+        types: q.event_type,
+        receivedFrom: q.received_from,
+        receivedTo: q.received_to,
+      };
+      // A cursor is only good for the query that made it.
+      const fingerprint = queryFingerprint([
+        repo.id,
+        q.pull_request ?? null,
+        q.base_ref ?? null,
+        q.event_type ? [...new Set(q.event_type)].sort() : null,
+        q.received_from?.toISOString() ?? null,
+        q.received_to?.toISOString() ?? null,
+        q.per_page,
+      ]);
+      const start: EventPageStart = q.cursor ? decodeCursor(q.cursor, fingerprint) : { kind: 'newest' };
+      const page = await listEvents(ctx.store.db, repo.id, filters, start, q.per_page);
+
+      if (page.hasNewer || page.hasOlder) {
+        const newest = page.events[0]?.id;
+        const oldest = page.events.at(-1)?.id;
+        reply.header(
+          'Link',
+          buildLinkHeader(ctx.requestUrl(request), [
+            { rel: 'first', cursor: null },
+            {
+              rel: 'prev',
+              cursor:
+                page.hasNewer && newest
+                  ? encodeCursor({ kind: 'after', id: newest }, fingerprint)
+                  : undefined,
+            },
+            {
+              rel: 'next',
+              cursor:
+                page.hasOlder && oldest
+                  ? encodeCursor({ kind: 'before', id: oldest }, fingerprint)
+                  : undefined,
+            },
+            { rel: 'last', cursor: encodeCursor({ kind: 'oldest' }, fingerprint) },
+          ]),
+        );
+      }
+      return {
+        size: page.events.length,
+        per_page: q.per_page,
+        events: page.events.map((e) => toApiEvent(e, repo.fullName)),
+      };
+    },
+  );
+}

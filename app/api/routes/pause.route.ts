@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
+import { pauseRecordSchema, pauseRequestSchema } from '../../../shared/schemas/merge-queue.schema.ts';
+import { appendEvents } from '../../store/events.ts';
+import { deletePause, loadPause, type PauseRecord, savePause } from '../../store/pauses.ts';
+import { inRepositoryTransaction } from '../../store/repository-transaction.ts';
+import type { Actor } from '../auth/authorize.ts';
+import { errorResponses } from '../error-responses.ts';
+import { notFound } from '../errors.ts';
+import type { RouteContext } from '../server.ts';
+
+const toBody = (p: PauseRecord) => ({ reason: p.reason, paused_at: p.pausedAt.toISOString() });
+
+/** `trigger` of pause events: who did it, in words (API-CONTRACT.md). */
+function describeActor(verb: string, actor: Actor): string {
+  return actor.type === 'application'
+    ? `API: ${verb} by key "${actor.name}"`
+    : `API: ${verb} by @${actor.name}`;
+}
+
+const notPaused = () => notFound('the merge queue of this repository is not paused');
+
+export function registerPauseRoutes(
+  app: FastifyInstance<any, any, any, any, ZodTypeProvider>,
+  ctx: RouteContext,
+) {
+  app.put(
+    '/merge-queue/pause',
+    {
+      schema: {
+        summary: 'Pause the merge queue, or change the reason of the current pause',
+        params: repoParamsSchema,
+        body: pauseRequestSchema,
+        response: { 200: pauseRecordSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const actor = await request.principal.actor();
+      const now = ctx.now();
+      const { reason } = request.body;
+      const record = await inRepositoryTransaction(ctx.store.db, request.repository.id, async (tx) => {
+        const before = await loadPause(tx, request.repository.id);
+        const saved = await savePause(tx, request.repository.id, { reason, by: actor, now });
+        await appendEvents(tx, request.repository.id, [
+          before
+            ? {
+                type: 'queue.pause.update',
+                receivedAt: now,
+                trigger: describeActor('pause update', actor),
+                pullRequest: null,
+                baseRef: null,
+                metadata: { reason, updated_by: actor },
+              }
+            : {
+                type: 'queue.pause.create',
+                receivedAt: now,
+                trigger: describeActor('pause', actor),
+                pullRequest: null,
+                baseRef: null,
+                metadata: { reason, created_by: actor },
+              },
+        ]);
+        return saved;
+      });
+      return toBody(record);
+    },
+  );
+
+  app.delete(
+    '/merge-queue/pause',
+    {
+      schema: {
+        summary: 'Unpause the merge queue',
+        params: repoParamsSchema,
+        response: { 204: z.null().describe('Unpaused'), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const actor = await request.principal.actor();
+      const now = ctx.now();
+      await inRepositoryTransaction(ctx.store.db, request.repository.id, async (tx) => {
+        if (!(await deletePause(tx, request.repository.id))) throw notPaused();
+        await appendEvents(tx, request.repository.id, [
+          {
+            type: 'queue.pause.delete',
+            receivedAt: now,
+            trigger: describeActor('unpause', actor),
+            pullRequest: null,
+            baseRef: null,
+            metadata: { deleted_by: actor },
+          },
+        ]);
+      });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/merge-queue/pause',
+    {
+      schema: {
+        summary: 'Read the pause record',
+        params: repoParamsSchema,
+        response: { 200: pauseRecordSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const pause = await loadPause(ctx.store.db, request.repository.id);
+      if (!pause) throw notPaused();
+      return toBody(pause);
+    },
+  );
+}

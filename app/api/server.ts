@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Store } from '../store/database.ts';
+import type { GithubPermissions } from './auth/github-permissions.ts';
+import { sendError } from './errors.ts';
+import { registerRepositoryScope } from './repository-scope.ts';
+import { registerLogsRoute } from './routes/logs.route.ts';
+import { registerPauseRoutes } from './routes/pause.route.ts';
+import { registerStatusRoute } from './routes/status.route.ts';
+
+export interface ApiDependencies {
+  store: Store;
+  github: GithubPermissions;
+  /** The clock; tests pass a fixed one. */
+  now?: () => Date;
+  /** Base URL for absolute links when behind a proxy; else taken from the request's Host. */
+  publicUrl?: string | undefined;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface RouteContext {
+  store: Store;
+  now: () => Date;
+  /** The absolute URL of the current request, for Link headers. */
+  requestUrl(request: { protocol: string; host: string; url: string }): URL;
+}
+
+const requestIdPattern = /^[\w\-.:]{1,128}$/;
+
+export async function buildServer(deps: ApiDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    // A caller's own X-Request-Id is kept when it is safe to echo; otherwise one is made.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 64 * 1024,
+    routerOptions: { maxParamLength: 500 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(sendError);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ detail: `no such endpoint: ${request.method} ${request.url.split('?')[0]}` });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Trainyard API',
+        version: '1.0.0',
+        description: 'Merge queue statistics, event log, status and pause control.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  const now = deps.now ?? (() => new Date());
+  const ctx: RouteContext = {
+    store: deps.store,
+    now,
+    requestUrl: (request) => new URL(request.url, deps.publicUrl ?? `${request.protocol}://${request.host}`),
+  };
+
+  await app.register(
+    async (v1) => {
+      const api = v1.withTypeProvider<ZodTypeProvider>();
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      await api.register(
+        async (repoScoped) => {
+          registerRepositoryScope(repoScoped, { db: deps.store.db, github: deps.github, now });
+          registerLogsRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+          registerPauseRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+          registerStatusRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+        },
+        { prefix: '/repos/:owner/:repository' },
+      );
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

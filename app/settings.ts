@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Configuration from the environment, validated once at start-up. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1).optional(),
+  TRAINYARD_DATA_DIR: z.string().min(1).default('./.trainyard/db'),
+  TRAINYARD_PUBLIC_URL: z.url().optional(),
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  APP_ID: z.string().min(1).optional(),
+  PRIVATE_KEY: z.string().min(1).optional(),
+  PRIVATE_KEY_PATH: z.string().min(1).optional(),
+  WEBHOOK_SECRET: z.string().min(1).optional(),
+});
+
+export type Settings = z.output<typeof envSchema>;
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration in the environment:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export function hasGithubCredentials(s: Settings): boolean {
+  return Boolean(s.APP_ID && (s.PRIVATE_KEY || s.PRIVATE_KEY_PATH) && s.WEBHOOK_SECRET);
+}

@@ -1,0 +1,166 @@
+import { sql } from 'kysely';
+import type { Queryable, Tx } from './database.ts';
+
+/** An event as the store writes it; the caller has validated it against the shared schemas. */
+export interface EventToAppend {
+  type: string;
+  receivedAt: Date;
+  trigger: string;
+  pullRequest: number | null;
+  baseRef: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface StoredEvent extends EventToAppend {
+  id: string;
+  repositoryId: string;
+}
+
+export interface EventFilters {
+  pullRequest?: number | undefined;
+  baseRef?: string | undefined;
+  types?: readonly string[] | undefined;
+  receivedFrom?: Date | undefined;
+  receivedTo?: Date | undefined;
+}
+
+/** A keyset position: rows strictly older (`before`) or newer (`after`) than an id, or the oldest page. */
+export type EventPageStart =
+  | { kind: 'newest' }
+  | { kind: 'before'; id: string }
+  | { kind: 'after'; id: string }
+  | { kind: 'oldest' };
+
+export interface EventPage {
+  events: StoredEvent[];
+  hasNewer: boolean;
+  hasOlder: boolean;
+}
+
+// Rows per INSERT: one parameter per column through unnest, so the size is not bound by
+// the protocol's parameter limit, only by memory.
+const APPEND_CHUNK = 5_000;
+
+/**
+ * Appends events in the caller's transaction, in the given order (ids increase with it).
+ * The caller holds the repository lock, so ids also increase in commit order per repository.
+ */
+export async function appendEvents(
+  tx: Tx,
+  repositoryId: string,
+  events: readonly EventToAppend[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < events.length; i += APPEND_CHUNK) {
+    const chunk = events.slice(i, i + APPEND_CHUNK);
+    const result = await sql<{ id: string }>`
+      INSERT INTO events (repository_id, type, received_at, trigger, pull_request, base_ref, metadata)
+      SELECT ${repositoryId}::bigint, t.type, t.received_at, t.trigger, t.pull_request, t.base_ref, t.metadata
+      FROM unnest(
+        ${chunk.map((e) => e.type)}::text[],
+        ${chunk.map((e) => e.receivedAt.toISOString())}::timestamptz[],
+        ${chunk.map((e) => e.trigger)}::text[],
+        ${chunk.map((e) => e.pullRequest)}::int4[],
+        ${chunk.map((e) => e.baseRef)}::text[],
+        ${chunk.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+      ) WITH ORDINALITY AS t(type, received_at, trigger, pull_request, base_ref, metadata, n)
+      ORDER BY t.n
+      RETURNING id`.execute(tx);
+    for (const row of result.rows) ids.push(row.id);
+  }
+  return ids;
+}
+
+function filterSql(repositoryId: string, filters: EventFilters) {
+  const parts = [sql`repository_id = ${repositoryId}::bigint`];
+  if (filters.pullRequest !== undefined) parts.push(sql`pull_request = ${filters.pullRequest}`);
+  if (filters.baseRef !== undefined) parts.push(sql`base_ref = ${filters.baseRef}`);
+  if (filters.types !== undefined && filters.types.length > 0) {
+    parts.push(
+      filters.types.length === 1
+        ? sql`type = ${filters.types[0]}`
+        : sql`type = ANY(${[...filters.types]}::text[])`,
+    );
+  }
+  if (filters.receivedFrom !== undefined)
+    parts.push(sql`received_at >= ${filters.receivedFrom.toISOString()}`);
+  if (filters.receivedTo !== undefined) parts.push(sql`received_at <= ${filters.receivedTo.toISOString()}`);
+  return sql.join(parts, sql` AND `);
+}
+
+interface EventRow {
+  id: string;
+  repository_id: string;
+  type: string;
+  received_at: Date;
+  trigger: string;
+  pull_request: number | null;
+  base_ref: string | null;
+  metadata: Record<string, unknown>;
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    repositoryId: row.repository_id,
+    type: row.type,
+    receivedAt: row.received_at,
+    trigger: row.trigger,
+    pullRequest: row.pull_request,
+    baseRef: row.base_ref,
+    metadata: row.metadata,
+  };
+}
+
+async function existsBeyond(
+  db: Queryable,
+  where: ReturnType<typeof filterSql>,
+  idCondition: ReturnType<typeof sql>,
+) {
+  const { rows } = await sql<{ found: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM events WHERE ${where} AND ${idCondition}) AS found`.execute(db);
+  return rows[0]?.found ?? false;
+}
+
+/** One page of the log, newest first, by keyset on id. */
+export async function listEvents(
+  db: Queryable,
+  repositoryId: string,
+  filters: EventFilters,
+  start: EventPageStart,
+  limit: number,
+): Promise<EventPage> {
+  const where = filterSql(repositoryId, filters);
+  const ascending = start.kind === 'after' || start.kind === 'oldest';
+  const keyset =
+    start.kind === 'before'
+      ? sql` AND id < ${start.id}::bigint`
+      : start.kind === 'after'
+        ? sql` AND id > ${start.id}::bigint`
+        : sql``;
+  const { rows } = await sql<EventRow>`
+    SELECT id, repository_id, type, received_at, trigger, pull_request, base_ref, metadata
+    FROM events WHERE ${where}${keyset}
+    ORDER BY id ${ascending ? sql`ASC` : sql`DESC`}
+    LIMIT ${limit + 1}`.execute(db);
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  if (ascending) pageRows.reverse();
+  const events = pageRows.map(toStoredEvent);
+  const newest = events[0]?.id;
+  const oldest = events.at(-1)?.id;
+
+  let hasNewer: boolean;
+  let hasOlder: boolean;
+  if (ascending) {
+    hasNewer = more;
+    hasOlder = oldest !== undefined && (await existsBeyond(db, where, sql`id < ${oldest}::bigint`));
+  } else {
+    hasOlder = more;
+    hasNewer =
+      start.kind === 'newest' || newest === undefined
+        ? false
+        : await existsBeyond(db, where, sql`id > ${newest}::bigint`);
+  }
+  return { events, hasNewer, hasOlder };
+}

@@ -1,0 +1,36 @@
+import { sql } from 'kysely';
+import type { Db, Tx } from './database.ts';
+import { lockRepository } from './repository-lock.ts';
+
+/** Another write held the repository for too long, or the database could not serialize: retry. */
+export class WriteConflictError extends Error {
+  constructor(cause: unknown) {
+    super('another change to this repository is in progress; retry in a moment', { cause });
+    this.name = 'WriteConflictError';
+  }
+}
+
+// lock_not_available, serialization_failure, deadlock_detected
+const conflictCodes = new Set(['55P03', '40001', '40P01']);
+
+/**
+ * One transaction holding the repository's writer lock: what a step, a pause or an import
+ * writes commits together or not at all.
+ */
+export async function inRepositoryTransaction<T>(
+  db: Db,
+  repositoryId: string,
+  work: (tx: Tx) => Promise<T>,
+  options: { lockTimeoutMs?: number } = {},
+): Promise<T> {
+  try {
+    return await db.transaction().execute(async (tx) => {
+      await sql`SELECT set_config('lock_timeout', ${`${options.lockTimeoutMs ?? 5000}ms`}, true)`.execute(tx);
+      await lockRepository(tx, repositoryId);
+      return work(tx);
+    });
+  } catch (error) {
+    if (conflictCodes.has((error as { code?: string }).code ?? '')) throw new WriteConflictError(error);
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** Path parameters shared by every v1 endpoint. */
+export const ownerSchema = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^[a-zA-Z0-9-]+$/, 'letters, digits and hyphens only')
+  .describe('Repository owner (user or organization login)');
+
+export const repositoryNameSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\w\-.]+$/, 'letters, digits, "_", "-" and "." only')
+  .describe('Repository name');
+
+export const repoParamsSchema = z.object({ owner: ownerSchema, repository: repositoryNameSchema });
+export type RepoParams = z.infer<typeof repoParamsSchema>;
+
+const rfc3339 = z.iso.datetime({ offset: true });
+const bareDate = z.iso.date();
+
+/**
+ * Date-time query value: RFC 3339 with an offset, or a bare date meaning midnight UTC.
+ * Parses to a Date; anything else is a 422.
+ */
+export const dateTimeQuerySchema = z
+  .union([rfc3339, bareDate])
+  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value))
+  .refine((d) => !Number.isNaN(d.getTime()), 'not a valid date-time')
+  .describe('RFC 3339 date-time with an offset, or a date (midnight UTC)');
+
+/** Date-times in responses: always UTC with `Z`. */
+export const dateTimeSchema = z.iso.datetime({ offset: true }).describe('RFC 3339 date-time, UTC');
+
+export const uuidSchema = z.uuid();
+
+/**
+ * A query parameter that may be repeated (`?a=1&a=2`): the HTTP layer gives a string for
+ * one value and an array for several; both become an array.
+ */
+export function repeatedQuery<T extends z.ZodType>(item: T) {
+  return z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(item));
+}
+
+/** Integers arrive in query strings as text. */
+export function integerQuery(min: number, maxExclusive: number) {
+  return z.coerce.number().int().min(min).lt(maxExclusive);
+}

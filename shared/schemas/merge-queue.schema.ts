@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { dateTimeSchema, uuidSchema } from './common.schema.ts';
+
+export const pauseRecordSchema = z
+  .object({
+    reason: z.string().describe('Why the queue is paused'),
+    paused_at: dateTimeSchema.describe('When it was paused'),
+  })
+  .describe('The pause record of a merge queue');
+
+export type PauseRecord = z.output<typeof pauseRecordSchema>;
+
+export const pauseRequestSchema = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(255).describe('Why the queue is paused (1 to 255 characters)'),
+  })
+  .describe('Pause (or change the reason of an existing pause)');
+
+export const githubLabelSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  color: z.string().regex(/^[0-9a-fA-F]{6}$/, 'hex colour without #'),
+  default: z.boolean(),
+});
+
+export const queuedPullRequestSchema = z
+  .object({
+    number: z.int().min(1),
+    title: z.string(),
+    url: z.string(),
+    author: z.object({ id: z.int(), login: z.string() }),
+    queued_at: dateTimeSchema,
+    priority_alias: z.string().describe('low, medium, high, or the number as text'),
+    priority_rule_name: z.string(),
+    labels: z.array(z.string()),
+    github_labels: z.array(githubLabelSchema),
+    scopes: z.array(z.string()),
+  })
+  .describe('A pull request in the merge queue');
+
+export type QueuedPullRequest = z.output<typeof queuedPullRequestSchema>;
+
+/**
+ * SPEC.md shows `running`, `bisecting` and `merged`; the others say where a batch is in its
+ * life so that a reader knows why it is not running.
+ */
+export const batchStatusCodeSchema = z.enum([
+  'waiting_for_batch',
+  'preparing',
+  'running',
+  'bisecting',
+  'waiting_for_previous_batches',
+  'waiting_for_schedule',
+  'frozen',
+  'paused',
+  'merging',
+  'merged',
+  'failed',
+]);
+
+export type BatchStatusCode = z.output<typeof batchStatusCodeSchema>;
+
+export interface Batch {
+  id: string;
+  parent_ids: string[];
+  name: string;
+  status: { code: BatchStatusCode };
+  started_at: string | null;
+  estimated_merge_at: string | null;
+  scopes: string[];
+  checks_summary: { passed: number; total: number };
+  pull_requests: QueuedPullRequest[];
+  sub_batches?: Batch[] | undefined;
+}
+
+export const batchSchema: z.ZodType<Batch> = z
+  .object({
+    id: uuidSchema,
+    parent_ids: z.array(uuidSchema).describe('The batches this one is tested on top of; empty for the head'),
+    name: z.string().describe('Unique within a response'),
+    status: z.object({ code: batchStatusCodeSchema }),
+    started_at: dateTimeSchema.nullable().describe('When its checks started; null before'),
+    estimated_merge_at: dateTimeSchema
+      .nullable()
+      .describe('null while no estimate can be given (e.g. frozen)'),
+    scopes: z.array(z.string()),
+    checks_summary: z.object({ passed: z.int().min(0), total: z.int().min(0) }),
+    pull_requests: z.array(queuedPullRequestSchema),
+    get sub_batches() {
+      return z.array(batchSchema).optional().describe('Present on a batch that is being bisected');
+    },
+  })
+  .meta({ id: 'Batch' });
+
+export const mergeQueueStatusSchema = z
+  .object({
+    scope_queues: z
+      .record(z.string(), z.array(uuidSchema))
+      .describe('Partition or scope name (`__default__` without partitions) → ordered batch ids'),
+    batches: z.array(batchSchema),
+    waiting_pull_requests: z
+      .array(queuedPullRequestSchema)
+      .describe('Queued, not yet in a batch, in queue order'),
+    pause: pauseRecordSchema.nullable().describe('The pause record, or null when not paused'),
+  })
+  .describe('Live status of a merge queue');
+
+export type MergeQueueStatus = z.output<typeof mergeQueueStatusSchema>;
+
+export const mergeQueueStatusQuerySchema = z.object({
+  branch: z.string().min(1).max(255).optional().describe('Base branch; the default branch when absent'),
+});
