@@ -35,14 +35,17 @@ const locationNames: Record<string, string> = {
 function validationIssues(error: FastifyError): ValidationIssue[] {
   const where = locationNames[error.validationContext ?? 'body'] ?? 'body';
   if (hasZodFastifySchemaValidationErrors(error)) {
-    return error.validation.map((v) => {
-      const issue = v.params.issue as { path: PropertyKey[]; message: string; code: string };
-      return {
-        loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-        msg: issue.message,
-        type: issue.code,
-      };
-    });
+    return error.validation.map((v) => ({
+      loc: [
+        where,
+        ...v.instancePath
+          .split('/')
+          .filter((p) => p !== '')
+          .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+      ],
+      msg: v.message ?? 'invalid value',
+      type: v.keyword,
+    }));
   }
   // Fastify's own validation, e.g. an unparseable JSON body or a wrong content type.
   return [{ loc: [where], msg: error.message, type: error.code ?? 'invalid' }];
