@@ -68,6 +68,7 @@ export class ApiHarness {
   }
 
   /** A request over loopback HTTP; `path` is relative to the server or an absolute URL. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read loosely-typed JSON bodies
   async request<T = any>(
     path: string,
     options: {

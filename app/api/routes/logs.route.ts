@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
 import { logsPageSchema, logsQuerySchema } from '../../../shared/schemas/logs.schema.ts';
 import { type EventFilters, type EventPageStart, listEvents } from '../../store/events.ts';
@@ -8,11 +6,9 @@ import { errorResponses } from '../error-responses.ts';
 import { toApiEvent } from '../event-response.ts';
 import { buildLinkHeader } from '../link-header.ts';
 import type { RouteContext } from '../server.ts';
+import type { ZodApp } from '../zod-app.ts';
 
-export function registerLogsRoute(
-  app: FastifyInstance<any, any, any, any, ZodTypeProvider>,
-  ctx: RouteContext,
-) {
+export function registerLogsRoute(app: ZodApp, ctx: RouteContext) {
   app.get(
     '/logs',
     {

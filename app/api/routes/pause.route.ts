@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
 import { pauseRecordSchema, pauseRequestSchema } from '../../../shared/schemas/merge-queue.schema.ts';
@@ -10,6 +8,7 @@ import type { Actor } from '../auth/authorize.ts';
 import { errorResponses } from '../error-responses.ts';
 import { notFound } from '../errors.ts';
 import type { RouteContext } from '../server.ts';
+import type { ZodApp } from '../zod-app.ts';
 
 const toBody = (p: PauseRecord) => ({ reason: p.reason, paused_at: p.pausedAt.toISOString() });
 
@@ -22,10 +21,7 @@ function describeActor(verb: string, actor: Actor): string {
 
 const notPaused = () => notFound('the merge queue of this repository is not paused');
 
-export function registerPauseRoutes(
-  app: FastifyInstance<any, any, any, any, ZodTypeProvider>,
-  ctx: RouteContext,
-) {
+export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
   app.put(
     '/merge-queue/pause',
     {

@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
 import {
   mergeQueueStatusQuerySchema,
@@ -8,11 +6,9 @@ import {
 import { loadPause } from '../../store/pauses.ts';
 import { errorResponses } from '../error-responses.ts';
 import type { RouteContext } from '../server.ts';
+import type { ZodApp } from '../zod-app.ts';
 
-export function registerStatusRoute(
-  app: FastifyInstance<any, any, any, any, ZodTypeProvider>,
-  ctx: RouteContext,
-) {
+export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
   app.get(
     '/merge-queue/status',
     {
