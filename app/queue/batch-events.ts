@@ -1,0 +1,114 @@
+import type { NewEvent, NewEventOf } from '../../shared/schemas/event.schema.ts';
+import { envelope } from './queue-events.ts';
+import type { Transition } from './transition.ts';
+
+/* Events about batches and gauges rather than one session: bisection, queue size, running checks, commands. */
+
+export interface BisectionSubject {
+  queueName: string;
+  base: string;
+  partition: string;
+  priorityRuleName: string | null;
+  sessionId: string;
+  originalNumbers: number[];
+  firstNumber: number;
+}
+
+export function bisectionStartEvent(
+  t: Transition,
+  b: BisectionSubject,
+  split: { sizeBeforeSplit: number; subBatches: number; depth: number },
+): NewEvent {
+  return envelope(
+    t,
+    'action.queue.batch_bisection_start',
+    { number: b.firstNumber, base: b.base, trigger: `Rule: ${b.queueName}` },
+    {
+      queue_name: b.queueName,
+      partition_name: b.partition,
+      priority_rule_name: b.priorityRuleName,
+      original_batch_pr_numbers: b.originalNumbers,
+      batch_size_before_split: split.sizeBeforeSplit,
+      number_of_sub_batches: split.subBatches,
+      bisection_depth: split.depth,
+      is_top_level: split.depth === 1,
+      session_id: b.sessionId,
+    },
+  );
+}
+
+export function bisectionEndEvent(
+  t: Transition,
+  b: BisectionSubject,
+  end: { culprits: number[]; remaining: number[]; capReached: boolean },
+): NewEvent {
+  return envelope(
+    t,
+    'action.queue.batch_bisection_end',
+    { number: b.firstNumber, base: b.base, trigger: `Rule: ${b.queueName}` },
+    {
+      queue_name: b.queueName,
+      partition_name: b.partition,
+      priority_rule_name: b.priorityRuleName,
+      original_batch_pr_numbers: b.originalNumbers,
+      culprit_found: end.culprits.length > 0,
+      culprit_pr_numbers: end.culprits,
+      remaining_pr_numbers: end.remaining,
+      max_failure_resolution_reached: end.capReached,
+      session_id: b.sessionId,
+    },
+  );
+}
+
+export function queueChangeEvent(
+  t: Transition,
+  gauge: {
+    base: string;
+    partition: string;
+    queueName: string;
+    priorityRuleName: string | null;
+    size: number;
+  },
+): NewEvent {
+  return envelope(
+    t,
+    'action.queue.change',
+    { number: null, base: gauge.base, trigger: `Rule: ${gauge.queueName}` },
+    {
+      queue_name: gauge.queueName,
+      partition_name: gauge.partition,
+      priority_rule_name: gauge.priorityRuleName,
+      size: gauge.size,
+    },
+  );
+}
+
+export function checksChangeEvent(
+  t: Transition,
+  gauge: { base: string; partition: string; queueName: string; running: number },
+): NewEvent {
+  return envelope(
+    t,
+    'action.queue.checks.change',
+    { number: null, base: gauge.base, trigger: `Rule: ${gauge.queueName}` },
+    { queue_name: gauge.queueName, partition_name: gauge.partition, running_checks: gauge.running },
+  );
+}
+
+export function commandEvent(
+  t: Transition,
+  command: {
+    type: 'command.queue' | 'command.dequeue' | 'command.requeue';
+    number: number;
+    base: string | null;
+  },
+  metadata: NewEventOf<'command.queue'>['metadata'],
+): NewEvent {
+  const word = command.type.slice('command.'.length);
+  return envelope(
+    t,
+    command.type,
+    { number: command.number, base: command.base, trigger: `Command: ${word}` },
+    metadata,
+  );
+}

@@ -1,0 +1,174 @@
+import { closeDraft } from './abort.ts';
+import { type BisectionSubject, bisectionEndEvent, bisectionStartEvent } from './batch-events.ts';
+import { leaveQueue } from './leave.ts';
+import { emit } from './queue-events.ts';
+import type { Batch, Bisection, Lane, SubBatch, TestRun } from './state.ts';
+import { computeSubBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
+import { commonOf, currentLane, findSession, putLane, type Transition } from './transition.ts';
+
+/**
+ * The prefix lengths to probe strictly between `lo` (passes) and `hi` (fails), evenly spaced:
+ * 6 PRs, 3 probes ⇒ [2, 4, 5] (the last PR's result is known: prefix 6 failed).
+ */
+export function planBisection(lo: number, hi: number, probes: number): number[] {
+  const candidates = hi - lo - 1;
+  if (candidates <= probes) return Array.from({ length: candidates }, (_, i) => lo + i + 1);
+  return Array.from({ length: probes }, (_, i) => lo + Math.ceil((candidates * (i + 1)) / probes));
+}
+
+export function computeProbeCount(maxParallelChecks: number): number {
+  return Math.max(2, maxParallelChecks);
+}
+
+function subject(t: Transition, lane: Lane, batch: Batch): BisectionSubject {
+  const first = findSession(t.state, batch.numbers[0]!);
+  return {
+    queueName: batch.queueName,
+    base: lane.base,
+    partition: lane.partition,
+    priorityRuleName: first?.priorityRuleName ?? null,
+    sessionId: first?.sessionId ?? batch.id,
+    originalNumbers: batch.numbers,
+    firstNumber: batch.numbers[0]!,
+  };
+}
+
+/** Starts a round of probes; the sub-batches start as slots allow (embark). */
+function startRound(
+  t: Transition,
+  params: { lane: Lane; batch: Batch; failedRun: TestRun; bisection: Omit<Bisection, 'subBatches'> },
+): void {
+  const { lane, batch, failedRun, bisection } = params;
+  const probes = computeProbeCount(t.state.config.merge_queue.max_parallel_checks);
+  const subBatches: SubBatch[] = planBisection(bisection.lo, bisection.hi, probes).map((length) => ({
+    id: t.ids.uuid(),
+    name: `${batch.name}.${bisection.depth}.${length}`,
+    length,
+    trial: { phase: 'waiting' },
+  }));
+  const bisecting: Batch = {
+    ...commonOf(batch),
+    phase: 'bisecting',
+    failedRun,
+    bisection: { ...bisection, subBatches },
+  };
+  putLane(t, { ...lane, batches: lane.batches.map((b) => (b.id === batch.id ? bisecting : b)) });
+  emit(
+    t,
+    bisectionStartEvent(t, subject(t, lane, batch), {
+      sizeBeforeSplit: bisection.hi - bisection.lo,
+      subBatches: subBatches.length,
+      depth: bisection.depth,
+    }),
+  );
+}
+
+/** A failed batch of several pull requests (its checks already ended) starts being bisected. */
+export function startBisection(t: Transition, lane: Lane, batch: Batch, failedRun: TestRun): void {
+  startRound(t, {
+    lane,
+    batch,
+    failedRun,
+    bisection: { depth: 1, lo: 0, hi: batch.numbers.length, passedPrefix: null },
+  });
+}
+
+/** Moves every bisection whose round is over: narrow down, then resolve or probe again. */
+export function planBisectionProgress(t: Transition): void {
+  for (const initial of t.state.lanes) {
+    const lane = currentLane(t, initial);
+    const batch = lane.batches.find((b) => b.phase === 'bisecting');
+    if (batch === undefined || batch.phase !== 'bisecting') continue;
+    const { bisection } = batch;
+    if (!bisection.subBatches.every((s) => s.trial.phase === 'passed' || s.trial.phase === 'failed'))
+      continue;
+    const failing = bisection.subBatches.filter((s) => s.trial.phase === 'failed').map((s) => s.length);
+    const hi = Math.min(bisection.hi, ...failing);
+    const adopted = bisection.subBatches
+      .filter((s) => s.trial.phase === 'passed' && s.length < hi && s.length > bisection.lo)
+      .sort((a, b) => b.length - a.length)[0];
+    const passedPrefix = closeRound(t, { lane, batch, adopted });
+    const lo = passedPrefix?.length ?? 0;
+    const cap = t.state.config.queue_rules.find(
+      (r) => r.name === batch.queueName,
+    )?.batch_max_failure_resolution_attempts;
+    const next = { depth: bisection.depth + 1, lo, hi, passedPrefix };
+    if (hi - lo === 1) resolveBisection(t, { lane: currentLane(t, lane), batch, next, capReached: false });
+    else if (cap !== null && cap !== undefined && bisection.depth >= cap) {
+      resolveBisection(t, { lane: currentLane(t, lane), batch, next, capReached: true });
+    } else startRound(t, { lane: currentLane(t, lane), batch, failedRun: batch.failedRun, bisection: next });
+  }
+}
+
+/** Ends the round's probes (passing ones end now unless adopted as the prefix that will merge). */
+function closeRound(
+  t: Transition,
+  params: { lane: Lane; batch: Batch & { phase: 'bisecting' }; adopted: SubBatch | undefined },
+): SubBatch | null {
+  const { lane, batch, adopted } = params;
+  const previous = batch.bisection.passedPrefix;
+  const keep = adopted ?? previous;
+  const dropped = [
+    ...batch.bisection.subBatches,
+    ...(previous !== null && adopted !== undefined ? [previous] : []),
+  ];
+  for (const sub of dropped) {
+    if (sub.id === keep?.id) continue;
+    if (sub.trial.phase === 'passed') {
+      const unit = computeSubBatchUnit(lane, batch, sub, sub.trial.run);
+      emitChecksEnd(t, unit, batch.numbers.slice(0, sub.length), successEnding(sub.trial.run.checks));
+    }
+    if (sub.trial.phase !== 'waiting')
+      closeDraft(t, sub.id, sub.trial.phase === 'preparing' ? null : sub.trial.run);
+  }
+  return keep ?? null;
+}
+
+/**
+ * Bisection is over: the longest passing prefix becomes a passed batch (it merges as the head),
+ * the culprit(s) leave, the pull requests after them go back to waiting in their order.
+ */
+function resolveBisection(
+  t: Transition,
+  params: {
+    lane: Lane;
+    batch: Batch & { phase: 'bisecting' };
+    next: Omit<Bisection, 'subBatches'>;
+    capReached: boolean;
+  },
+): void {
+  const { lane, batch, next, capReached } = params;
+  const culprits = batch.numbers.slice(next.lo, capReached ? next.hi : next.lo + 1);
+  const back = batch.numbers.slice(next.lo + culprits.length);
+  const prefix = next.passedPrefix;
+  const merging: Batch[] =
+    prefix !== null && prefix.trial.phase === 'passed'
+      ? [
+          {
+            ...commonOf(batch),
+            id: prefix.id,
+            name: prefix.name,
+            numbers: batch.numbers.slice(0, prefix.length),
+            phase: 'trial',
+            trial: prefix.trial,
+          },
+        ]
+      : [];
+  putLane(t, { ...lane, batches: lane.batches.flatMap((b) => (b.id === batch.id ? merging : [b])) });
+  emit(
+    t,
+    bisectionEndEvent(t, subject(t, lane, batch), {
+      culprits,
+      remaining: [...batch.numbers.slice(0, next.lo), ...back],
+      capReached,
+    }),
+  );
+  for (const number of culprits) {
+    leaveQueue(t, number, {
+      code: capReached ? 'BATCH_MAX_FAILURE_RESOLUTION_ATTEMPTS' : 'CHECKS_FAILED',
+      detail: capReached
+        ? `bisection of ${batch.name} stopped after ${next.depth - 1} rounds`
+        : `#${number} fails on top of the pull requests ahead (bisection of ${batch.name})`,
+    });
+  }
+}

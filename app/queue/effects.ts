@@ -1,0 +1,109 @@
+/**
+ * What the engine asks the shell to do: imperative commands (STYLE.md G1). Each has a stable
+ * `key` built from its kind and subject, so the outbox runs it at least once and running it
+ * twice does no harm. Results come back as inputs (test_branch_prepared, merge_failed, …).
+ */
+export type Effect =
+  | PrepareTestBranch
+  | UpdatePrInPlace
+  | CloseDraftPr
+  | MergePr
+  | FastForwardBase
+  | PublishCheckRun
+  | PostComment
+  | ReactToComment
+  | CancelChecks
+  | ScheduleWakeUp;
+
+interface Keyed {
+  /** Stable identity, e.g. `prepare_test_branch:<batchId>:<attempt>`. */
+  key: string;
+}
+
+/**
+ * Create `branch` from the base's head plus each pull request's head merged in order, then
+ * (with `draftPullRequest`) open a draft PR from it so CI runs. Answer with
+ * test_branch_prepared or test_branch_failed.
+ */
+export interface PrepareTestBranch extends Keyed {
+  type: 'prepare_test_branch';
+  batchId: string;
+  attempt: number;
+  branch: string;
+  base: string;
+  /** When set, build on this commit instead of the base's head (a batch behind others). */
+  baseSha: string | null;
+  pullRequests: { number: number; headSha: string }[];
+  draftPullRequest: { title: string; body: string } | null;
+}
+
+/** Test a single PR on itself: bring it up to date with its base. Answers like prepare_test_branch. */
+export interface UpdatePrInPlace extends Keyed {
+  type: 'update_pr_in_place';
+  batchId: string;
+  attempt: number;
+  number: number;
+  base: string;
+}
+
+/** Close the batch's draft PR (if any) and delete its test branch. */
+export interface CloseDraftPr extends Keyed {
+  type: 'close_draft_pr';
+  batchId: string;
+  branch: string;
+  draftPullRequest: number | null;
+}
+
+/** Merge a pull request into its base; refuse if its head is no longer `expectedHeadSha`. */
+export interface MergePr extends Keyed {
+  type: 'merge_pr';
+  number: number;
+  method: 'merge' | 'squash' | 'rebase';
+  expectedHeadSha: string;
+  batchId: string;
+}
+
+/** Move the base branch to the tested commit (merge_method fast-forward). */
+export interface FastForwardBase extends Keyed {
+  type: 'fast_forward_base';
+  base: string;
+  sha: string;
+  numbers: number[];
+  batchId: string;
+}
+
+/** The "Trainyard" check run on a pull request's head: position, batch, ETA, why it waits. */
+export interface PublishCheckRun extends Keyed {
+  type: 'publish_check_run';
+  number: number;
+  headSha: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: 'success' | 'failure' | 'neutral' | 'cancelled' | null;
+  title: string;
+  summary: string;
+}
+
+export interface PostComment extends Keyed {
+  type: 'post_comment';
+  number: number;
+  body: string;
+}
+
+export interface ReactToComment extends Keyed {
+  type: 'react_to_comment';
+  commentId: number;
+  content: '+1' | '-1' | 'eyes' | 'rocket' | 'confused';
+}
+
+/** Stop CI on a commit that is no longer worth testing (best effort). */
+export interface CancelChecks extends Keyed {
+  type: 'cancel_checks';
+  batchId: string;
+  sha: string;
+}
+
+/** Feed a `tick` back at `at` (RFC 3339); a later wake-up with the same key replaces it. */
+export interface ScheduleWakeUp extends Keyed {
+  type: 'schedule_wake_up';
+  at: string;
+}

@@ -1,0 +1,188 @@
+import type { QueueRule } from '../config/config.schema.ts';
+import { computeTestBranch } from './ids.ts';
+import { orderWaiting } from './ordering.ts';
+import type { Batch, Lane, Session, SubBatch } from './state.ts';
+import { currentLane, findLane, putLane, type Transition } from './transition.ts';
+
+/** What a lane does with a free slot (STYLE.md G3: small outcome unions). */
+export type EmbarkOutcome = 'embarked' | 'no_slot' | 'nothing_waiting' | 'waiting_for_batch' | 'blocked';
+
+/**
+ * `{min, max}`: min while `max_parallel_checks` batches of min drain the backlog, then growing
+ * towards max so that the backlog is spread over the parallel slots.
+ */
+export function computeBatchSize(rule: QueueRule, backlog: number, maxParallelChecks: number): number {
+  const { min, max } = rule.batch_size;
+  if (backlog <= maxParallelChecks * min) return min;
+  return Math.min(max, Math.ceil(backlog / maxParallelChecks));
+}
+
+/** Batches and sub-batches being prepared or tested: what `max_parallel_checks` limits. */
+export function computeRunningChecks(lane: Lane): number {
+  let running = 0;
+  for (const batch of lane.batches) {
+    if (batch.phase === 'trial' && (batch.trial.phase === 'preparing' || batch.trial.phase === 'testing'))
+      running++;
+    if (batch.phase === 'bisecting') {
+      running += batch.bisection.subBatches.filter(
+        (sub) => sub.trial.phase === 'preparing' || sub.trial.phase === 'testing',
+      ).length;
+    }
+  }
+  return running;
+}
+
+/** Fills every lane's free slots, sub-batches of a bisection first. */
+export function planEmbarkAll(t: Transition): void {
+  if (t.state.pause.paused) return;
+  for (const lane of t.state.lanes) startWaitingSubBatches(t, lane);
+  const keys = new Set(
+    Object.values(t.state.sessions).flatMap((s) => s.partitions.map((p) => `${s.base}\u0000${p}`)),
+  );
+  for (const key of [...keys].sort()) {
+    const [base, partition] = key.split('\u0000') as [string, string];
+    for (let guard = 0; guard < 128; guard++) {
+      const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };
+      if (decideEmbark(t, lane) !== 'embarked') break;
+    }
+  }
+}
+
+/** Earliest time a partial batch of the lane will start anyway (batch_max_wait_time). */
+export function computeFillDeadline(t: Transition, lane: Lane): number | null {
+  const plan = planNextBatch(t, lane);
+  return plan.kind === 'partial' ? plan.deadline : null;
+}
+
+type NextBatch =
+  | { kind: 'none'; outcome: Exclude<EmbarkOutcome, 'embarked'> }
+  | { kind: 'partial'; deadline: number; sessions: Session[]; rule: QueueRule }
+  | { kind: 'ready'; sessions: Session[]; rule: QueueRule };
+
+function planNextBatch(t: Transition, lane: Lane): NextBatch {
+  const { config } = t.state;
+  const maxParallel = config.merge_queue.max_parallel_checks;
+  if (
+    lane.batches.some((b) => b.phase === 'bisecting' || (b.phase === 'trial' && b.trial.phase === 'failed'))
+  ) {
+    return { kind: 'none', outcome: 'blocked' };
+  }
+  if (computeRunningChecks(lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
+  const eligible = orderWaiting(t.state, lane).filter((s) => s.waitingForAhead === null);
+  const first = eligible[0];
+  if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };
+  const rule = config.queue_rules.find((r) => r.name === first.queueName);
+  if (rule === undefined) return { kind: 'none', outcome: 'blocked' };
+  const sameRule = eligible.filter((s) => s.queueName === rule.name);
+  const size = computeBatchSize(rule, sameRule.length, maxParallel);
+  const sessions = sameRule.slice(0, size);
+  if (sessions.length >= size) return { kind: 'ready', sessions, rule };
+  const oldest = Math.min(...sessions.map((s) => Date.parse(s.queuedAt)));
+  const deadline = oldest + rule.batch_max_wait_time * 1000;
+  if (deadline <= t.now.getTime()) return { kind: 'ready', sessions, rule };
+  return { kind: 'partial', deadline, sessions, rule };
+}
+
+export function decideEmbark(t: Transition, lane: Lane): EmbarkOutcome {
+  const plan = planNextBatch(t, lane);
+  if (plan.kind === 'none') return plan.outcome;
+  if (plan.kind === 'partial') return 'waiting_for_batch';
+  const { sessions, rule } = plan;
+  const maxParallel = t.state.config.merge_queue.max_parallel_checks;
+  const inPlace =
+    sessions.length === 1 && maxParallel === 1 && rule.max_checks_retries === 0 && lane.batches.length === 0;
+  const id = t.ids.uuid();
+  const counter = t.state.counters.batch + 1;
+  t.state = { ...t.state, counters: { ...t.state.counters, batch: counter } };
+  const batch: Batch = {
+    id,
+    name: `batch-${counter}`,
+    queueName: rule.name,
+    numbers: sessions.map((s) => s.number),
+    parentNumbers: lane.batches.flatMap((b) => b.numbers),
+    parentIds: lane.batches.map((b) => b.id),
+    baseSha: t.state.bases[lane.base]?.sha ?? null,
+    mode: inPlace ? 'in_place' : 'draft',
+    createdAt: t.nowIso,
+    retries: 0,
+    phase: 'trial',
+    trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
+  };
+  putLane(t, { ...lane, batches: [...lane.batches, batch] });
+  requestTestBranch(t, { lane, batch, attempt: 1 });
+  return 'embarked';
+}
+
+/** Asks the shell for the tested commit of a batch (or of a sub-batch, given its prefix). */
+export function requestTestBranch(
+  t: Transition,
+  params: { lane: Lane; batch: Batch; attempt: number; sub?: SubBatch },
+): void {
+  const { lane, batch, attempt, sub } = params;
+  const id = sub?.id ?? batch.id;
+  const numbers = sub === undefined ? batch.numbers : batch.numbers.slice(0, sub.length);
+  if (batch.mode === 'in_place' && sub === undefined) {
+    t.effects.push({
+      type: 'update_pr_in_place',
+      key: `update_pr_in_place:${id}:${attempt}`,
+      batchId: id,
+      attempt,
+      number: numbers[0]!,
+      base: lane.base,
+    });
+    return;
+  }
+  const all = [...batch.parentNumbers, ...numbers];
+  t.effects.push({
+    type: 'prepare_test_branch',
+    key: `prepare_test_branch:${id}:${attempt}`,
+    batchId: id,
+    attempt,
+    branch: computeTestBranch(id),
+    base: lane.base,
+    baseSha: batch.baseSha,
+    pullRequests: all.map((number) => ({
+      number,
+      headSha:
+        t.state.sessions[String(number)]?.headSha ?? t.state.pullRequests[String(number)]?.headSha ?? '',
+    })),
+    draftPullRequest: {
+      title: `merge queue: ${sub?.name ?? batch.name} — ${numbers.map((n) => `#${n}`).join(', ')}`,
+      body: `Testing ${all.map((n) => `#${n}`).join(', ')} on top of ${lane.base} (queue rule ${batch.queueName}).`,
+    },
+  });
+}
+
+function startWaitingSubBatches(t: Transition, initial: Lane): void {
+  const maxParallel = t.state.config.merge_queue.max_parallel_checks;
+  let lane = currentLane(t, initial);
+  for (const batch of lane.batches) {
+    if (batch.phase !== 'bisecting') continue;
+    for (const sub of batch.bisection.subBatches) {
+      if (sub.trial.phase !== 'waiting' || computeRunningChecks(lane) >= maxParallel) continue;
+      const started: SubBatch = {
+        ...sub,
+        trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
+      };
+      lane = replaceSubBatch(t, lane, batch.id, started);
+      requestTestBranch(t, { lane, batch, attempt: 1, sub: started });
+    }
+  }
+}
+
+export function replaceSubBatch(t: Transition, lane: Lane, batchId: string, sub: SubBatch): Lane {
+  const batches = lane.batches.map((b) =>
+    b.id === batchId && b.phase === 'bisecting'
+      ? {
+          ...b,
+          bisection: {
+            ...b.bisection,
+            subBatches: b.bisection.subBatches.map((s) => (s.id === sub.id ? sub : s)),
+          },
+        }
+      : b,
+  );
+  const next = { ...lane, batches };
+  putLane(t, next);
+  return next;
+}

@@ -1,0 +1,156 @@
+import { computeConditionsOutcome, type EvaluationTree } from '../config/conditions/evaluate-conditions.ts';
+import type { QueueRule } from '../config/config.schema.ts';
+import { commandEvent } from './batch-events.ts';
+import { computeFacts } from './facts.ts';
+import type { CommandReceived, PullRequestSnapshot } from './inputs.ts';
+import { decidePartitions } from './partitions.ts';
+import { decidePriority } from './priority.ts';
+import { emit, enterEvent } from './queue-events.ts';
+import type { Session } from './state.ts';
+import { findSession, putSession, type Transition } from './transition.ts';
+
+/** Whether a pull request may enter, and into which queue rule (or why not, in words). */
+export type EntryDecision = { kind: 'enter'; rule: QueueRule } | { kind: 'refused'; reason: string };
+
+export function decideEntry(
+  t: Transition,
+  pr: PullRequestSnapshot,
+  params: { queueName: string | null; automatic: boolean },
+): EntryDecision {
+  const rules = t.state.config.queue_rules;
+  const facts = computeFacts(pr);
+  if (params.queueName !== null) {
+    const rule = rules.find((r) => r.name === params.queueName);
+    if (rule === undefined) {
+      const names = rules.map((r) => `\`${r.name}\``).join(', ');
+      return {
+        kind: 'refused',
+        reason: `There is no queue rule named \`${params.queueName}\` (rules: ${names}).`,
+      };
+    }
+    const { outcome, evaluation } = computeConditionsOutcome(rule.queue_conditions, facts, t.now);
+    if (outcome === 'fails') return { kind: 'refused', reason: describeFailure(rule, evaluation) };
+    return { kind: 'enter', rule };
+  }
+  const candidates = params.automatic ? rules.filter((r) => r.autoqueue) : rules;
+  const failures: string[] = [];
+  for (const rule of candidates) {
+    const { outcome, evaluation } = computeConditionsOutcome(rule.queue_conditions, facts, t.now);
+    const accepted = outcome === 'passes' || (!params.automatic && outcome === 'pending');
+    if (accepted) return { kind: 'enter', rule };
+    failures.push(describeFailure(rule, evaluation));
+  }
+  return {
+    kind: 'refused',
+    reason: failures.join('\n') || 'No queue rule accepts pull requests automatically.',
+  };
+}
+
+function describeFailure(rule: QueueRule, evaluation: EvaluationTree): string {
+  const unmet = collectUnmet(evaluation).map((label) => `- \`${label}\``);
+  return [`The queue conditions of rule \`${rule.name}\` are not met:`, ...unmet].join('\n');
+}
+
+function collectUnmet(tree: EvaluationTree): string[] {
+  if (tree.match) return [];
+  if (tree.subconditions.length === 0 || tree.label === 'not') return [tree.label];
+  return tree.subconditions.flatMap(collectUnmet);
+}
+
+/** Opens a session: priority from the first matching priority rule, partitions from partition rules. */
+export function enterQueue(t: Transition, pr: PullRequestSnapshot, rule: QueueRule): Session {
+  const facts = computeFacts(pr);
+  const priority = decidePriority(t.state.config, facts, t.now);
+  const seq = t.state.counters.session + 1;
+  t.state = { ...t.state, counters: { ...t.state.counters, session: seq } };
+  const session: Session = {
+    number: pr.number,
+    sessionId: t.ids.uuid(),
+    queueName: rule.name,
+    base: pr.base,
+    partitions: decidePartitions(t.state.config, facts, t.now),
+    ...priority,
+    queuedAt: t.nowIso,
+    seq,
+    headSha: pr.headSha,
+    waitingForAhead: null,
+    freeze: { seconds: 0, since: null },
+    schedule: { seconds: 0, since: null },
+    checkRunTitle: null,
+    checkRunVersion: 0,
+  };
+  putSession(t, session);
+  emit(t, enterEvent(t, session));
+  return session;
+}
+
+/** `@trainyard queue|requeue [rule]`, `dequeue`, `refresh`. */
+export function handleCommand(t: Transition, input: CommandReceived): Session | null {
+  const pr = t.state.pullRequests[String(input.number)];
+  const existing = findSession(t.state, input.number);
+  const base = pr?.base ?? existing?.base ?? null;
+  const meta = { author: input.author, comment_id: input.commentId };
+  if (input.command === 'refresh') {
+    if (existing !== undefined) putSession(t, { ...existing, checkRunTitle: null });
+    react(t, input, '+1');
+    return null;
+  }
+  if (input.command === 'dequeue') {
+    const type = 'command.dequeue';
+    emit(
+      t,
+      commandEvent(
+        t,
+        { type, number: input.number, base },
+        { ...meta, session_id: existing?.sessionId ?? null },
+      ),
+    );
+    if (existing === undefined) reply(t, input, 'This pull request is not in the merge queue.', 'confused');
+    else react(t, input, '+1');
+    return existing ?? null;
+  }
+  const type = input.command === 'queue' ? 'command.queue' : 'command.requeue';
+  if (existing !== undefined) {
+    emit(
+      t,
+      commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: existing.sessionId }),
+    );
+    reply(t, input, `This pull request is already queued in \`${existing.queueName}\`.`, 'confused');
+    return null;
+  }
+  const decision: EntryDecision =
+    pr === undefined
+      ? { kind: 'refused', reason: 'Trainyard has not seen this pull request yet; try again in a moment.' }
+      : decideEntry(t, pr, { queueName: input.queueName, automatic: false });
+  if (decision.kind === 'refused' || pr === undefined) {
+    emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: null }));
+    reply(t, input, `Not queued. ${decision.kind === 'refused' ? decision.reason : ''}`, '-1');
+    return null;
+  }
+  // The session id is drawn first so that command.queue can name it, then enter follows.
+  const session = enterQueue(t, pr, decision.rule);
+  const enter = t.events.pop()!;
+  emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: session.sessionId }));
+  emit(t, enter);
+  react(t, input, '+1');
+  return session;
+}
+
+function react(t: Transition, input: CommandReceived, content: '+1' | '-1' | 'confused'): void {
+  t.effects.push({
+    type: 'react_to_comment',
+    key: `react_to_comment:${input.commentId}`,
+    commentId: input.commentId,
+    content,
+  });
+}
+
+function reply(t: Transition, input: CommandReceived, body: string, content: '-1' | 'confused'): void {
+  react(t, input, content);
+  t.effects.push({
+    type: 'post_comment',
+    key: `post_comment:${input.commentId}`,
+    number: input.number,
+    body,
+  });
+}

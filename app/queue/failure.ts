@@ -1,0 +1,112 @@
+import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { startBisection } from './bisection.ts';
+import { leaveQueue } from './leave.ts';
+import { decideRetry, retryBatch } from './retries.ts';
+import type { Batch, Lane, TestRun } from './state.ts';
+import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
+import { currentLane, putLane, type Transition } from './transition.ts';
+
+/** What happens to a failed batch once every batch ahead of it has passed. */
+export type FailureOutcome = 'held' | 'skipped' | 'retried' | 'bisected' | 'dropped';
+
+/**
+ * A failed batch is judged only when the batches ahead have passed: until then the failure may
+ * be theirs. With skip_intermediate_results, it also waits for the batches behind, since one of
+ * them passing proves the failure transient.
+ */
+export function planFailures(t: Transition): void {
+  for (const initial of t.state.lanes) {
+    for (let guard = 0; guard < 256; guard++) {
+      const lane = currentLane(t, initial);
+      const index = lane.batches.findIndex((b) => b.phase === 'trial' && b.trial.phase === 'failed');
+      if (index < 0) break;
+      const ahead = lane.batches.slice(0, index);
+      if (!ahead.every((b) => b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed')))
+        break;
+      if (decideFailure(t, lane, index) === 'held') break;
+    }
+  }
+}
+
+function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome {
+  const batch = lane.batches[index]!;
+  if (batch.phase !== 'trial' || batch.trial.phase !== 'failed') return 'held';
+  const { run, attempt, timedOut } = batch.trial;
+  const behind = lane.batches.slice(index + 1);
+  if (t.state.config.merge_queue.skip_intermediate_results) {
+    const passedBehind = behind.findIndex((b) => b.phase === 'trial' && b.trial.phase === 'passed');
+    if (passedBehind >= 0) return skipIntermediate(t, lane, index, index + 1 + passedBehind);
+    if (
+      behind.some(
+        (b) => b.phase === 'trial' && (b.trial.phase === 'testing' || b.trial.phase === 'preparing'),
+      )
+    ) {
+      return 'held';
+    }
+  }
+  const rule = t.state.config.queue_rules.find((r) => r.name === batch.queueName);
+  if (rule === undefined) return 'held';
+  if (decideRetry(rule, batch) === 'retry') {
+    retryBatch(t, { lane, batch, run, attempt, timedOut, rule });
+    return 'retried';
+  }
+  const trimmed = abortBatchesFrom(t, {
+    lane,
+    index: index + 1,
+    first: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
+    behind: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
+  });
+  const cap = rule.batch_max_failure_resolution_attempts;
+  if (batch.numbers.length > 1 && cap !== 0) {
+    endFailedChecks(t, { lane: trimmed, batch, run, timedOut, status: 'REEMBARKED' });
+    if (batch.mode === 'draft') closeDraft(t, batch.id, run);
+    startBisection(t, trimmed, batch, run);
+    return 'bisected';
+  }
+  endFailedChecks(t, { lane: trimmed, batch, run, timedOut, status: 'DEFINITIVE' });
+  if (batch.mode === 'draft') closeDraft(t, batch.id, run);
+  putLane(t, { ...trimmed, batches: trimmed.batches.filter((b) => b.id !== batch.id) });
+  const code =
+    batch.numbers.length > 1
+      ? 'BATCH_MAX_FAILURE_RESOLUTION_ATTEMPTS'
+      : timedOut
+        ? 'CHECKS_TIMEOUT'
+        : 'CHECKS_FAILED';
+  const unsuccessful = run.checks.filter((c) => c.state !== 'success').map((c) => c.name);
+  const detail = timedOut
+    ? `checks of ${batch.name} did not finish in time`
+    : `${batch.name} failed${unsuccessful.length > 0 ? `: ${unsuccessful.join(', ')}` : ''}`;
+  for (const number of batch.numbers) leaveQueue(t, number, { code, detail });
+  return 'dropped';
+}
+
+function endFailedChecks(
+  t: Transition,
+  params: { lane: Lane; batch: Batch; run: TestRun; timedOut: boolean; status: 'DEFINITIVE' | 'REEMBARKED' },
+): void {
+  const { lane, batch, run, timedOut, status } = params;
+  emitChecksEnd(t, computeBatchUnit(lane, batch, run), batch.numbers, {
+    conclusion: timedOut ? 'timed_out' : 'failure',
+    timedOut,
+    checks: run.checks,
+    abort: {
+      code: timedOut ? 'CHECKS_TIMEOUT' : 'CHECKS_FAILED',
+      reason: `${batch.name} ${timedOut ? 'timed out' : 'failed'}`,
+      status,
+    },
+    retry: null,
+  });
+}
+
+/** A later batch holding these pull requests passed: the earlier failures were transient. */
+function skipIntermediate(t: Transition, lane: Lane, from: number, passed: number): FailureOutcome {
+  const batches = lane.batches.map((b, i): Batch => {
+    if (i < from || i >= passed || b.phase !== 'trial' || b.trial.phase !== 'failed') return b;
+    return {
+      ...b,
+      trial: { phase: 'passed', attempt: b.trial.attempt, run: b.trial.run, endedAt: t.nowIso },
+    };
+  });
+  putLane(t, { ...lane, batches });
+  return 'skipped';
+}

@@ -1,0 +1,104 @@
+import type { NewEvent } from '../../shared/schemas/event.schema.ts';
+import { evaluateConditions } from '../config/conditions/evaluate-conditions.ts';
+import { parseConditionList } from '../config/conditions/parse-conditions.ts';
+import { computeFacts } from './facts.ts';
+import type { Freeze, FreezeDeleted, FreezeSaved } from './inputs.ts';
+import type { FreezeRecord, QueueState } from './state.ts';
+import type { Transition } from './transition.ts';
+
+/** A freeze is active from `start` (inclusive) to `end` (exclusive; none: until deleted). */
+export function isFreezeActive(freeze: Freeze, now: Date): boolean {
+  const at = now.getTime();
+  return Date.parse(freeze.start) <= at && (freeze.end === null || at < Date.parse(freeze.end));
+}
+
+/** Whether an active freeze holds this pull request's merge: it matches and is not excluded. */
+export function isFrozen(state: QueueState, number: number, now: Date): boolean {
+  const pr = state.pullRequests[String(number)];
+  if (pr === undefined) return false;
+  return state.freezes.some(({ freeze }) => {
+    if (!isFreezeActive(freeze, now)) return false;
+    const facts = computeFacts(pr);
+    const holds = (conditions: string[], ifEmpty: boolean) => {
+      if (conditions.length === 0) return ifEmpty;
+      const parsed = parseConditionList(conditions);
+      // Unparseable conditions freeze everything: holding a merge is the safe mistake.
+      return parsed.ok ? evaluateConditions(parsed.conditions, facts, now).match : true;
+    };
+    return holds(freeze.matchingConditions, true) && !holds(freeze.excludeConditions, false);
+  });
+}
+
+/** The next instant (ms) a freeze starts or ends: the queue is re-evaluated then. */
+export function computeNextFreezeChange(state: QueueState, now: Date): number | null {
+  const at = now.getTime();
+  const changes = state.freezes
+    .flatMap(({ freeze }) => [
+      Date.parse(freeze.start),
+      freeze.end === null ? Number.NaN : Date.parse(freeze.end),
+    ])
+    .filter((instant) => Number.isFinite(instant) && instant > at);
+  return changes.length === 0 ? null : Math.min(...changes);
+}
+
+function attributes(freeze: Freeze) {
+  return {
+    reason: freeze.reason,
+    start: new Date(Date.parse(freeze.start)).toISOString(),
+    end: freeze.end === null ? null : new Date(Date.parse(freeze.end)).toISOString(),
+    timezone: freeze.timezone,
+    matching_conditions: freeze.matchingConditions,
+    exclude_conditions: freeze.excludeConditions,
+  };
+}
+
+export function handleFreezeSaved(t: Transition, input: FreezeSaved): void {
+  const before = t.state.freezes.find((f) => f.freeze.id === input.freeze.id);
+  const record: FreezeRecord = { freeze: input.freeze };
+  const freezes = [...t.state.freezes.filter((f) => f.freeze.id !== input.freeze.id), record].sort((a, b) =>
+    a.freeze.id < b.freeze.id ? -1 : 1,
+  );
+  t.state = { ...t.state, freezes };
+  const common = { trigger: 'Scheduled freeze', pull_request: null, base_ref: null, received_at: t.nowIso };
+  const event: NewEvent =
+    before === undefined
+      ? {
+          type: 'scheduled_freeze.create',
+          metadata: {
+            scheduled_freeze_attributes: attributes(input.freeze),
+            created_by: input.by,
+            created_at: t.nowIso,
+          },
+          ...common,
+        }
+      : {
+          type: 'scheduled_freeze.update',
+          metadata: {
+            scheduled_freeze_attributes_before: attributes(before.freeze),
+            scheduled_freeze_attributes_after: attributes(input.freeze),
+            updated_by: input.by,
+            updated_at: t.nowIso,
+          },
+          ...common,
+        };
+  t.events.push(event);
+}
+
+export function handleFreezeDeleted(t: Transition, input: FreezeDeleted): void {
+  const before = t.state.freezes.find((f) => f.freeze.id === input.id);
+  if (before === undefined) return;
+  t.state = { ...t.state, freezes: t.state.freezes.filter((f) => f.freeze.id !== input.id) };
+  t.events.push({
+    type: 'scheduled_freeze.delete',
+    metadata: {
+      scheduled_freeze_attributes: attributes(before.freeze),
+      reason: input.reason,
+      deleted_by: input.by,
+      deleted_at: t.nowIso,
+    },
+    trigger: 'Scheduled freeze',
+    pull_request: null,
+    base_ref: null,
+    received_at: t.nowIso,
+  });
+}

@@ -1,0 +1,215 @@
+import type { CheckRunFact } from '../config/conditions/pull-request-facts.ts';
+import type { TrainyardConfig } from '../config/config.schema.ts';
+import type { ConfigError } from '../config/config-error.ts';
+
+/**
+ * What the engine is told: past-tense facts (STYLE.md G1). The shell (GitHub webhooks, the
+ * outbox executor, the scheduler, the API), the sandbox and the simulator all speak this.
+ */
+export type QueueInput =
+  | PullRequestUpdated
+  | PullRequestClosed
+  | CommandReceived
+  | ChecksReported
+  | TestBranchPrepared
+  | TestBranchFailed
+  | MergeCompleted
+  | MergeFailed
+  | BaseBranchMoved
+  | BaseBranchDeleted
+  | ConfigChanged
+  | ConfigRejected
+  | PauseSet
+  | PauseCleared
+  | FreezeSaved
+  | FreezeDeleted
+  | Tick;
+
+export type AccountType = 'User' | 'Organization' | 'Bot' | 'Mannequin' | 'Enterprise';
+
+export interface GithubAccount {
+  id: number;
+  login: string;
+  type: AccountType;
+}
+
+/** Who acted through the API (SPEC.md's Actor). */
+export interface Actor {
+  type: 'application' | 'user';
+  id: string | number;
+  name: string;
+}
+
+export interface LabelFact {
+  id: number;
+  name: string;
+  /** Hex colour without `#`. */
+  color: string;
+  default: boolean;
+}
+
+/** Everything the engine needs to know about a pull request, as of now. */
+export interface PullRequestSnapshot {
+  number: number;
+  title: string;
+  body: string;
+  url: string;
+  author: GithubAccount;
+  /** Base branch name, e.g. `main`. */
+  base: string;
+  /** Head branch name. */
+  head: string;
+  headSha: string;
+  draft: boolean;
+  labels: LabelFact[];
+  files: string[];
+  /** Check runs and statuses on the head commit; a repeated name: the last one wins. */
+  checkRuns: CheckRunFact[];
+  approvedReviewsBy: string[];
+  changesRequestedReviewsBy: string[];
+}
+
+/** Opened, reopened, edited, labelled, pushed to, reviewed, or its head's checks changed. */
+export interface PullRequestUpdated {
+  type: 'pull_request_updated';
+  pullRequest: PullRequestSnapshot;
+}
+
+/** Closed on GitHub; `merged` when merged by anyone (the engine knows whether it was itself). */
+export interface PullRequestClosed {
+  type: 'pull_request_closed';
+  number: number;
+  merged: boolean;
+  mergeSha: string | null;
+}
+
+export interface CommandReceived {
+  type: 'command_received';
+  number: number;
+  command: 'queue' | 'dequeue' | 'requeue' | 'refresh';
+  /** `@trainyard queue <rule>`: the queue rule asked for, or null for the first that fits. */
+  queueName: string | null;
+  author: GithubAccount;
+  commentId: number;
+}
+
+export interface CheckReport extends CheckRunFact {
+  url: string | null;
+  description: string;
+  avatarUrl: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+/** CI results on a commit the engine asked to test (a test branch head, or a PR tested in place). */
+export interface ChecksReported {
+  type: 'checks_reported';
+  sha: string;
+  checks: CheckReport[];
+}
+
+/** Effect result: the test branch of a batch exists (and its draft PR, if one was asked for). */
+export interface TestBranchPrepared {
+  type: 'test_branch_prepared';
+  batchId: string;
+  attempt: number;
+  sha: string;
+  draftPullRequest: number | null;
+}
+
+export type TestBranchFailure =
+  | 'conflict_with_base'
+  | 'conflict_with_pull_request'
+  | 'draft_pull_request_creation_failed'
+  | 'branch_not_indexed'
+  | 'branch_update_failed';
+
+/** Effect result: the test branch could not be made. */
+export interface TestBranchFailed {
+  type: 'test_branch_failed';
+  batchId: string;
+  attempt: number;
+  reason: TestBranchFailure;
+  /** With `conflict_with_*`: the pull request that could not be merged into the branch. */
+  pullRequest: number | null;
+  message: string;
+}
+
+/** Effect result: a pull request was merged (or the base fast-forwarded) by the engine's request. */
+export interface MergeCompleted {
+  type: 'merge_completed';
+  number: number;
+  sha: string;
+}
+
+/** Effect result: GitHub refused the merge (branch protection, conflict, head moved…). */
+export interface MergeFailed {
+  type: 'merge_failed';
+  number: number;
+  reason: string;
+}
+
+/** The base branch now points at `sha` (a push: by the engine's merges or by someone else). */
+export interface BaseBranchMoved {
+  type: 'base_branch_moved';
+  branch: string;
+  sha: string;
+}
+
+export interface BaseBranchDeleted {
+  type: 'base_branch_deleted';
+  branch: string;
+}
+
+/** A new valid `.github/trainyard.yml` on the default branch. */
+export interface ConfigChanged {
+  type: 'config_changed';
+  config: TrainyardConfig;
+}
+
+/** A new but invalid configuration: the engine keeps the last valid one and reports these. */
+export interface ConfigRejected {
+  type: 'config_rejected';
+  errors: ConfigError[];
+}
+
+export interface PauseSet {
+  type: 'pause_set';
+  reason: string;
+  by: Actor;
+}
+
+export interface PauseCleared {
+  type: 'pause_cleared';
+  by: Actor;
+}
+
+export interface Freeze {
+  id: string;
+  reason: string;
+  /** RFC 3339. */
+  start: string;
+  end: string | null;
+  timezone: string;
+  /** Condition strings, parsed by app/config; empty matches every pull request. */
+  matchingConditions: string[];
+  excludeConditions: string[];
+}
+
+export interface FreezeSaved {
+  type: 'freeze_saved';
+  freeze: Freeze;
+  by: Actor;
+}
+
+export interface FreezeDeleted {
+  type: 'freeze_deleted';
+  id: string;
+  reason: string;
+  by: Actor;
+}
+
+/** A wake-up the engine asked for is due (or the scheduler's periodic nudge). */
+export interface Tick {
+  type: 'tick';
+}

@@ -1,0 +1,170 @@
+import { computeBatchOutcome } from './checks.ts';
+import { isFrozen } from './freeze.ts';
+import type { MergeCompleted, MergeFailed } from './inputs.ts';
+import { leaveQueue } from './leave.ts';
+import { emit, mergedEvent, toCheck } from './queue-events.ts';
+import type { Batch, Lane, TestRun } from './state.ts';
+import { computeBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
+import {
+  commonOf,
+  currentLane,
+  findLane,
+  findSession,
+  lanesOf,
+  putLane,
+  type Transition,
+} from './transition.ts';
+
+/** Why a passed head batch does or does not merge now. */
+export type MergeDecision = 'merge' | 'paused' | 'frozen' | 'waiting_for_schedule' | 'waiting_for_partitions';
+
+const OWN_SHAS_KEPT = 50;
+
+export function decideMerge(t: Transition, lane: Lane, batch: Batch, run: TestRun): MergeDecision {
+  if (t.state.pause.paused) return 'paused';
+  const pending =
+    batch.phase === 'merging' ? batch.numbers.filter((n) => !batch.merged.includes(n)) : batch.numbers;
+  if (pending.some((number) => isFrozen(t.state, number, t.now))) return 'frozen';
+  const rule = t.state.config.queue_rules.find((r) => r.name === batch.queueName);
+  if (rule !== undefined && batch.phase === 'trial') {
+    const result = computeBatchOutcome(t.state, {
+      rule,
+      numbers: batch.numbers,
+      checks: run.checks,
+      now: t.now,
+    });
+    // Only a closed schedule window holds a passed batch: a failure that skip_intermediate_results
+    // forgave must not hold it again.
+    if (result.waitingForSchedule) return 'waiting_for_schedule';
+  }
+  const next = pending[0];
+  if (next !== undefined && !isValidatedElsewhere(t, lane, next)) return 'waiting_for_partitions';
+  return 'merge';
+}
+
+/**
+ * A pull request in several partitions merges only when, in each of its other partitions, it is
+ * in the passed head batch and every pull request before it there has merged (queue order holds
+ * in every partition).
+ */
+function isValidatedElsewhere(t: Transition, lane: Lane, number: number): boolean {
+  const session = findSession(t.state, number);
+  if (session === undefined) return true;
+  return lanesOf(t.state, session).every((other) => {
+    if (other.partition === lane.partition) return true;
+    const head = other.batches[0];
+    if (head === undefined || !head.numbers.includes(number)) return false;
+    const merged = head.phase === 'merging' ? head.merged : [];
+    const passed = head.phase === 'merging' || (head.phase === 'trial' && head.trial.phase === 'passed');
+    const before = head.numbers.slice(0, head.numbers.indexOf(number));
+    return passed && before.every((n) => merged.includes(n));
+  });
+}
+
+/** Starts or continues the merge of each lane's head batch. */
+export function planMerges(t: Transition): void {
+  for (const initial of t.state.lanes) {
+    const lane = currentLane(t, initial);
+    const head = lane.batches[0];
+    if (head === undefined) continue;
+    if (head.phase === 'trial' && head.trial.phase === 'passed') {
+      if (decideMerge(t, lane, head, head.trial.run) !== 'merge') continue;
+      const merging: Batch = {
+        ...commonOf(head),
+        phase: 'merging',
+        run: head.trial.run,
+        merged: [],
+        inFlight: [],
+      };
+      requestNextMerge(t, { ...lane, batches: [merging, ...lane.batches.slice(1)] }, merging);
+    } else if (head.phase === 'merging' && head.inFlight.length === 0) {
+      if (decideMerge(t, lane, head, head.run) !== 'merge') continue;
+      requestNextMerge(t, lane, head);
+    }
+  }
+}
+
+function requestNextMerge(t: Transition, lane: Lane, batch: Batch & { phase: 'merging' }): void {
+  const pending = batch.numbers.filter((n) => !batch.merged.includes(n));
+  const method = t.state.config.queue_rules.find((r) => r.name === batch.queueName)?.merge_method ?? 'merge';
+  let inFlight: number[];
+  if (method === 'fast-forward') {
+    inFlight = pending;
+    const key = `fast_forward_base:${batch.id}:${batch.run.sha}`;
+    t.effects.push({
+      type: 'fast_forward_base',
+      key,
+      base: lane.base,
+      sha: batch.run.sha,
+      numbers: pending,
+      batchId: batch.id,
+    });
+  } else {
+    const next = pending[0]!;
+    inFlight = [next];
+    const expectedHeadSha =
+      batch.mode === 'in_place' ? batch.run.sha : (findSession(t.state, next)?.headSha ?? batch.run.sha);
+    t.effects.push({
+      type: 'merge_pr',
+      key: `merge_pr:${batch.id}:${next}`,
+      number: next,
+      method,
+      expectedHeadSha,
+      batchId: batch.id,
+    });
+  }
+  putLane(t, { ...lane, batches: [{ ...batch, inFlight }, ...lane.batches.slice(1)] });
+}
+
+/** A merge the engine asked for is done: the checks end in success and the pull request leaves merged. */
+export function handleMergeCompleted(t: Transition, input: MergeCompleted): void {
+  const session = findSession(t.state, input.number);
+  if (session === undefined) return;
+  let checks: TestRun['checks'] = [];
+  for (const lane of lanesOf(t.state, session)) {
+    const batch = lane.batches.find((b) => b.numbers.includes(input.number));
+    if (batch === undefined) continue;
+    const run =
+      batch.phase === 'merging'
+        ? batch.run
+        : batch.phase === 'trial' && batch.trial.phase !== 'preparing'
+          ? batch.trial.run
+          : null;
+    if (run === null) continue;
+    checks = run.checks;
+    emitChecksEnd(t, computeBatchUnit(lane, batch, run), [input.number], successEnding(run.checks));
+    markMerged(t, lane, batch, run, input.number);
+  }
+  recordOwnSha(t, session.base, input.sha);
+  emit(t, mergedEvent(t, session));
+  leaveQueue(t, input.number, {
+    code: 'PR_MERGED',
+    merged: true,
+    evaluation: null,
+    checks: checks.map(toCheck),
+  });
+}
+
+function markMerged(t: Transition, lane: Lane, batch: Batch, run: TestRun, number: number): void {
+  const merged = [...(batch.phase === 'merging' ? batch.merged : []), number];
+  const inFlight = batch.phase === 'merging' ? batch.inFlight.filter((n) => n !== number) : [];
+  const done = batch.numbers.every((n) => merged.includes(n));
+  const rest = lane.batches.filter((b) => b.id !== batch.id);
+  const updated: Batch = { ...commonOf(batch), phase: 'merging', run, merged, inFlight };
+  putLane(t, { ...lane, batches: done ? rest : lane.batches.map((b) => (b.id === batch.id ? updated : b)) });
+}
+
+function recordOwnSha(t: Transition, base: string, sha: string): void {
+  const known = t.state.bases[base] ?? { sha: null, ownShas: [] };
+  const bases = { ...t.state.bases, [base]: { sha, ownShas: [...known.ownShas, sha].slice(-OWN_SHAS_KEPT) } };
+  t.state = { ...t.state, bases };
+}
+
+/** GitHub refused the merge: the pull request leaves; what was built on it is rebuilt. */
+export function handleMergeFailed(t: Transition, input: MergeFailed): void {
+  const session = findSession(t.state, input.number);
+  if (session === undefined) return;
+  const lane = findLane(t.state, session.base, session.partitions[0]!);
+  if (lane?.batches.some((b) => b.numbers.includes(input.number)) !== true) return;
+  leaveQueue(t, input.number, { code: 'PR_UNEXPECTEDLY_FAILED_TO_MERGE', detail: input.reason });
+}

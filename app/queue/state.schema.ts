@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import { checkRunFactSchema } from '../config/conditions/pull-request-facts.ts';
+import type { TrainyardConfig } from '../config/config.schema.ts';
+import type { Batch, QueueState } from './state.ts';
+
+/*
+ * The stored state's schema (STYLE.md G2): the store parses what it loads and rejects what the
+ * engine could never have produced — an unknown pull request in a batch, a pull request twice in
+ * a lane, a batch in the wrong lane.
+ */
+
+const iso = z.iso.datetime({ offset: true });
+const uuid = z.uuid();
+const prNumber = z.int().min(1);
+
+const configSchema = z.custom<TrainyardConfig>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as { queue_rules?: unknown }).queue_rules) &&
+    Array.isArray((value as { priority_rules?: unknown }).priority_rules) &&
+    Array.isArray((value as { partition_rules?: unknown }).partition_rules) &&
+    typeof (value as { merge_queue?: unknown }).merge_queue === 'object',
+  { message: 'expected a normalized Trainyard configuration' },
+);
+
+const accountSchema = z.strictObject({
+  id: z.int(),
+  login: z.string(),
+  type: z.enum(['User', 'Organization', 'Bot', 'Mannequin', 'Enterprise']),
+});
+
+const snapshotSchema = z.strictObject({
+  number: prNumber,
+  title: z.string(),
+  body: z.string(),
+  url: z.string(),
+  author: accountSchema,
+  base: z.string(),
+  head: z.string(),
+  headSha: z.string(),
+  draft: z.boolean(),
+  labels: z.array(z.strictObject({ id: z.int(), name: z.string(), color: z.string(), default: z.boolean() })),
+  files: z.array(z.string()),
+  checkRuns: z.array(checkRunFactSchema),
+  approvedReviewsBy: z.array(z.string()),
+  changesRequestedReviewsBy: z.array(z.string()),
+});
+
+const heldSchema = z.strictObject({ seconds: z.int().min(0), since: iso.nullable() });
+
+const sessionSchema = z.strictObject({
+  number: prNumber,
+  sessionId: uuid,
+  queueName: z.string(),
+  base: z.string(),
+  partitions: z.array(z.string()).min(1),
+  priority: z.int(),
+  priorityAlias: z.string(),
+  priorityRuleName: z.string().nullable(),
+  allowChecksInterruption: z.boolean(),
+  queuedAt: iso,
+  seq: z.int().min(1),
+  headSha: z.string(),
+  waitingForAhead: z.array(prNumber).min(1).nullable(),
+  freeze: heldSchema,
+  schedule: heldSchema,
+  checkRunTitle: z.string().nullable(),
+  checkRunVersion: z.int().min(0),
+});
+
+const checkReportSchema = z.strictObject({
+  name: z.string(),
+  state: checkRunFactSchema.shape.state,
+  url: z.string().nullable(),
+  description: z.string(),
+  avatarUrl: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+});
+
+const runSchema = z.strictObject({
+  sha: z.string(),
+  draftPullRequest: prNumber.nullable(),
+  startedAt: iso,
+  checks: z.array(checkReportSchema),
+});
+
+const attempt = z.int().min(1);
+const preparing = z.strictObject({
+  phase: z.literal('preparing'),
+  attempt,
+  failures: z.int().min(0),
+  retryAt: iso.nullable(),
+});
+const testing = z.strictObject({ phase: z.literal('testing'), attempt, run: runSchema });
+const passed = z.strictObject({ phase: z.literal('passed'), attempt, run: runSchema, endedAt: iso });
+const failed = z.strictObject({
+  phase: z.literal('failed'),
+  attempt,
+  run: runSchema,
+  endedAt: iso,
+  timedOut: z.boolean(),
+});
+const trialSchema = z.discriminatedUnion('phase', [
+  z.strictObject({ phase: z.literal('waiting') }),
+  preparing,
+  testing,
+  passed,
+  failed,
+]);
+const batchTrialSchema = z.discriminatedUnion('phase', [preparing, testing, passed, failed]);
+
+const subBatchSchema = z.strictObject({
+  id: uuid,
+  name: z.string(),
+  length: z.int().min(1),
+  trial: trialSchema,
+});
+
+const commonShape = {
+  id: uuid,
+  name: z.string(),
+  queueName: z.string(),
+  numbers: z.array(prNumber).min(1),
+  parentNumbers: z.array(prNumber),
+  parentIds: z.array(uuid),
+  baseSha: z.string().nullable(),
+  mode: z.enum(['draft', 'in_place']),
+  createdAt: iso,
+  retries: z.int().min(0),
+};
+
+const batchSchema = z.discriminatedUnion('phase', [
+  z.strictObject({ ...commonShape, phase: z.literal('trial'), trial: batchTrialSchema }),
+  z.strictObject({
+    ...commonShape,
+    phase: z.literal('bisecting'),
+    failedRun: runSchema,
+    bisection: z.strictObject({
+      depth: z.int().min(1),
+      lo: z.int().min(0),
+      hi: z.int().min(1),
+      passedPrefix: subBatchSchema.nullable(),
+      subBatches: z.array(subBatchSchema),
+    }),
+  }),
+  z.strictObject({
+    ...commonShape,
+    phase: z.literal('merging'),
+    run: runSchema,
+    merged: z.array(prNumber),
+    inFlight: z.array(prNumber),
+  }),
+]);
+
+const laneSchema = z.strictObject({ base: z.string(), partition: z.string(), batches: z.array(batchSchema) });
+
+export const queueStateSchema = z
+  .strictObject({
+    schemaVersion: z.literal(1),
+    config: configSchema,
+    pullRequests: z.record(z.string(), snapshotSchema),
+    sessions: z.record(z.string(), sessionSchema),
+    lanes: z.array(laneSchema),
+    bases: z.record(z.string(), z.strictObject({ sha: z.string().nullable(), ownShas: z.array(z.string()) })),
+    pause: z.discriminatedUnion('paused', [
+      z.strictObject({ paused: z.literal(false) }),
+      z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
+    ]),
+    freezes: z.array(
+      z.strictObject({
+        freeze: z.strictObject({
+          id: z.string(),
+          reason: z.string(),
+          start: iso,
+          end: iso.nullable(),
+          timezone: z.string(),
+          matchingConditions: z.array(z.string()),
+          excludeConditions: z.array(z.string()),
+        }),
+      }),
+    ),
+    ciDurations: z.array(z.number().positive()),
+    gauges: z.strictObject({
+      sizes: z.record(z.string(), z.int().min(0)),
+      running: z.record(z.string(), z.int().min(0)),
+    }),
+    wakeUpAt: iso.nullable(),
+    counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
+  })
+  .superRefine((state, ctx) => {
+    for (const problem of findInconsistencies(state as QueueState))
+      ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** What makes a well-typed state impossible; empty when consistent. */
+export function findInconsistencies(state: QueueState): string[] {
+  const problems: string[] = [];
+  for (const [key, session] of Object.entries(state.sessions)) {
+    if (key !== String(session.number)) problems.push(`session ${key} holds pull request #${session.number}`);
+  }
+  for (const lane of state.lanes) {
+    const seen = new Set<number>();
+    for (const batch of lane.batches) {
+      for (const number of batch.numbers) {
+        const session = state.sessions[String(number)];
+        const merged = batch.phase === 'merging' && batch.merged.includes(number);
+        if (session === undefined && !merged)
+          problems.push(`${batch.name} holds #${number}, which is not queued`);
+        else if (
+          session !== undefined &&
+          (session.base !== lane.base || !session.partitions.includes(lane.partition))
+        ) {
+          problems.push(
+            `${batch.name} holds #${number}, which is not in lane ${lane.base}/${lane.partition}`,
+          );
+        }
+        if (seen.has(number)) problems.push(`#${number} is twice in lane ${lane.base}/${lane.partition}`);
+        seen.add(number);
+      }
+      problems.push(...checkBatchShape(batch));
+    }
+  }
+  return problems;
+}
+
+function checkBatchShape(batch: Batch): string[] {
+  if (batch.phase === 'bisecting') {
+    const { lo, hi, subBatches } = batch.bisection;
+    if (!(lo < hi && hi <= batch.numbers.length))
+      return [`${batch.name}: bisection bounds ${lo}..${hi} are wrong`];
+    if (subBatches.some((s) => s.length <= lo || s.length >= hi))
+      return [`${batch.name}: a probe is out of bounds`];
+  }
+  if (batch.phase === 'merging' && batch.merged.some((n) => !batch.numbers.includes(n))) {
+    return [`${batch.name}: merged a pull request it does not hold`];
+  }
+  return [];
+}
+
+/** The state of a repository the engine has never seen. */
+export function initialState(config: TrainyardConfig): QueueState {
+  return {
+    schemaVersion: 1,
+    config,
+    pullRequests: {},
+    sessions: {},
+    lanes: [],
+    bases: {},
+    pause: { paused: false },
+    freezes: [],
+    ciDurations: [],
+    gauges: { sizes: {}, running: {} },
+    wakeUpAt: null,
+    counters: { session: 0, batch: 0 },
+  };
+}

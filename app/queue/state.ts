@@ -1,0 +1,148 @@
+import type { TrainyardConfig } from '../config/config.schema.ts';
+import type { CheckReport, Freeze, PullRequestSnapshot } from './inputs.ts';
+
+/**
+ * The engine's state: plain JSON (saved as jsonb), unions rather than bags of optional fields
+ * (STYLE.md G2). Status codes, positions and ETAs are derived from it, never stored.
+ *
+ * Where a queued pull request is — waiting or embarked — is not stored either: it is embarked in
+ * a lane when one of the lane's batches holds it, waiting otherwise.
+ */
+export interface QueueState {
+  schemaVersion: 1;
+  /** The last valid configuration. */
+  config: TrainyardConfig;
+  /** Open pull requests the engine has heard of, by number: commands only carry a number. */
+  pullRequests: Record<string, PullRequestSnapshot>;
+  /** One stay in the queue per queued pull request, by number. */
+  sessions: Record<string, Session>;
+  /** One lane per (base branch, partition), sorted by base then partition. */
+  lanes: Lane[];
+  bases: Record<string, BaseBranch>;
+  pause: Pause;
+  freezes: FreezeRecord[];
+  /** Durations (seconds) of the most recent passing CI runs, oldest first: the ETA's input. */
+  ciDurations: number[];
+  /** Last emitted gauge values, so `action.queue.change` / `checks.change` go out on change only. */
+  gauges: { sizes: Record<string, number>; running: Record<string, number> };
+  /** The wake-up last asked for (one timer per repository: the earliest deadline). */
+  wakeUpAt: string | null;
+  counters: { session: number; batch: number };
+}
+
+export interface Session {
+  number: number;
+  sessionId: string;
+  queueName: string;
+  base: string;
+  /** Partition names, in partition rule order; `__default__` without partition rules. */
+  partitions: string[];
+  priority: number;
+  priorityAlias: string;
+  priorityRuleName: string | null;
+  allowChecksInterruption: boolean;
+  queuedAt: string;
+  /** Entry order: breaks ties between equal priority and equal `queuedAt`. */
+  seq: number;
+  headSha: string;
+  /** CONFLICT_WITH_PULL_AHEAD: waits until all of these have left the queue. */
+  waitingForAhead: number[] | null;
+  freeze: HeldTime;
+  schedule: HeldTime;
+  /** The title of the "Trainyard" check run last published, to publish on change only. */
+  checkRunTitle: string | null;
+  checkRunVersion: number;
+}
+
+/** Time spent held (by a freeze or a schedule): closed periods plus the open one. */
+export interface HeldTime {
+  seconds: number;
+  since: string | null;
+}
+
+export interface Lane {
+  base: string;
+  partition: string;
+  /** Head first: each batch is tested on the base plus every batch ahead of it. */
+  batches: Batch[];
+}
+
+export interface BaseBranch {
+  sha: string | null;
+  /** Commits the engine's own merges produced: a move to one of them is not external. */
+  ownShas: string[];
+}
+
+export type Pause = { paused: false } | { paused: true; reason: string; since: string };
+
+export interface FreezeRecord {
+  freeze: Freeze;
+}
+
+/** One CI run on a tested commit. */
+export interface TestRun {
+  sha: string;
+  /** The draft PR the checks run on; null when tested in place. */
+  draftPullRequest: number | null;
+  startedAt: string;
+  checks: CheckReport[];
+}
+
+/**
+ * The life of one test (a batch's, or a bisection sub-batch's). `attempt` grows with every new
+ * test branch (retry, draft PR re-creation), so late answers for older attempts are recognised.
+ */
+export type Trial =
+  | { phase: 'waiting' }
+  | { phase: 'preparing'; attempt: number; failures: number; retryAt: string | null }
+  | { phase: 'testing'; attempt: number; run: TestRun }
+  | { phase: 'passed'; attempt: number; run: TestRun; endedAt: string }
+  | { phase: 'failed'; attempt: number; run: TestRun; endedAt: string; timedOut: boolean };
+
+export type TrialPhase = Trial['phase'];
+
+export interface BatchCommon {
+  id: string;
+  /** `batch-<n>`, unique in the repository's history: shown in status and timelines. */
+  name: string;
+  queueName: string;
+  numbers: number[];
+  /** Pull requests of the batches ahead at creation: the tested commit is base + these + own. */
+  parentNumbers: number[];
+  parentIds: string[];
+  /** The base commit known at creation (null when not known yet). */
+  baseSha: string | null;
+  mode: 'draft' | 'in_place';
+  createdAt: string;
+  /** Checks retries used (max_checks_retries). */
+  retries: number;
+}
+
+export type Batch = BatchCommon & BatchState;
+
+export type BatchState =
+  | { phase: 'trial'; trial: Exclude<Trial, { phase: 'waiting' }> }
+  | { phase: 'bisecting'; failedRun: TestRun; bisection: Bisection }
+  /** Passed at the head: merging pull request by pull request (`inFlight`: asked, not answered). */
+  | { phase: 'merging'; run: TestRun; merged: number[]; inFlight: number[] };
+
+/**
+ * Cumulative-prefix bisection of a failed batch: prefix `lo` is known to pass (0: nothing),
+ * prefix `hi` is known to fail. Each round probes prefixes strictly between them.
+ */
+export interface Bisection {
+  depth: number;
+  lo: number;
+  hi: number;
+  /** The sub-batch that showed prefix `lo` passes, if any: it merges when bisection ends. */
+  passedPrefix: SubBatch | null;
+  subBatches: SubBatch[];
+}
+
+export interface SubBatch {
+  id: string;
+  name: string;
+  /** Tests the first `length` pull requests of the bisected batch. */
+  length: number;
+  trial: Trial;
+}

@@ -1,0 +1,138 @@
+import { planBisectionProgress } from './bisection.ts';
+import { planCheckRuns } from './check-runs.ts';
+import { handleConfigChanged, handleConfigRejected } from './config-change.ts';
+import { handleTestBranchFailed } from './conflicts.ts';
+import { planEmbarkAll } from './embark.ts';
+import { handleCommand } from './enter.ts';
+import {
+  handleBaseBranchDeleted,
+  handleBaseBranchMoved,
+  handlePullRequestClosed,
+  handlePullRequestUpdated,
+} from './external.ts';
+import { planFailures } from './failure.ts';
+import { handleFreezeDeleted, handleFreezeSaved } from './freeze.ts';
+import { planGauges } from './gauges.ts';
+import { planHeldTime } from './held-time.ts';
+import type { QueueInput } from './inputs.ts';
+import { leaveQueue } from './leave.ts';
+import { handleMergeCompleted, handleMergeFailed, planMerges } from './merge.ts';
+import { handlePauseCleared, handlePauseSet } from './pause.ts';
+import { planInterruption } from './priority.ts';
+import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
+import type { QueueState } from './state.ts';
+import { planPreparationRetries, planTimeouts, planWakeUp } from './timeouts.ts';
+import {
+  putSession,
+  type StepContext,
+  type StepResult,
+  startTransition,
+  type Transition,
+} from './transition.ts';
+
+/**
+ * The engine's one entry point: what the input means for the queue, then everything that
+ * follows from it (timeouts, failures, bisection, merges, new batches, gauges, check runs, the
+ * next wake-up). Pure: the same state, input and context give the same result.
+ */
+export function step(state: QueueState, input: QueueInput, ctx: StepContext): StepResult {
+  const t = startTransition(state, ctx);
+  applyInput(t, input);
+  settle(t);
+  return { state: t.state, effects: t.effects, events: t.events };
+}
+
+function applyInput(t: Transition, input: QueueInput): void {
+  switch (input.type) {
+    case 'pull_request_updated':
+      handlePullRequestUpdated(t, input);
+      return;
+    case 'pull_request_closed':
+      handlePullRequestClosed(t, input);
+      return;
+    case 'command_received': {
+      const session = handleCommand(t, input);
+      if (session === null) return;
+      if (input.command === 'dequeue') {
+        leaveQueue(t, input.number, {
+          code: 'PR_MANUALLY_DEQUEUED',
+          detail: `dequeued by @${input.author.login}`,
+        });
+        return;
+      }
+      planInterruption(t, session);
+      return;
+    }
+    case 'checks_reported':
+      handleChecksReported(t, input);
+      return;
+    case 'test_branch_prepared':
+      handleTestBranchPrepared(t, input);
+      return;
+    case 'test_branch_failed':
+      handleTestBranchFailed(t, input);
+      return;
+    case 'merge_completed':
+      handleMergeCompleted(t, input);
+      return;
+    case 'merge_failed':
+      handleMergeFailed(t, input);
+      return;
+    case 'base_branch_moved':
+      handleBaseBranchMoved(t, input);
+      return;
+    case 'base_branch_deleted':
+      handleBaseBranchDeleted(t, input);
+      return;
+    case 'config_changed':
+      handleConfigChanged(t, input);
+      return;
+    case 'config_rejected':
+      handleConfigRejected(t, input);
+      return;
+    case 'pause_set':
+      handlePauseSet(t, input);
+      return;
+    case 'pause_cleared':
+      handlePauseCleared(t, input);
+      return;
+    case 'freeze_saved':
+      handleFreezeSaved(t, input);
+      return;
+    case 'freeze_deleted':
+      handleFreezeDeleted(t, input);
+      return;
+    case 'tick':
+      return;
+    default: {
+      const unknown: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** What follows from any input, in dependency order. */
+function settle(t: Transition): void {
+  releaseConflictWaits(t);
+  planTimeouts(t);
+  planPreparationRetries(t);
+  planFailures(t);
+  planBisectionProgress(t);
+  planFailures(t);
+  planMerges(t);
+  planEmbarkAll(t);
+  planHeldTime(t);
+  planGauges(t);
+  planCheckRuns(t);
+  planWakeUp(t);
+}
+
+/** CONFLICT_WITH_PULL_AHEAD ends when every pull request it waited for has left. */
+function releaseConflictWaits(t: Transition): void {
+  for (const session of Object.values(t.state.sessions)) {
+    if (session.waitingForAhead === null) continue;
+    const still = session.waitingForAhead.filter((n) => t.state.sessions[String(n)] !== undefined);
+    if (still.length === session.waitingForAhead.length) continue;
+    putSession(t, { ...session, waitingForAhead: still.length === 0 ? null : still });
+  }
+}
