@@ -15,6 +15,8 @@ interface CursorPayload {
   q: string;
 }
 
+const MAX_BIGINT = 9223372036854775807n;
+
 export function queryFingerprint(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 12);
 }
@@ -49,7 +51,12 @@ export function decodeCursor(cursor: string, fingerprint: string): EventPageStar
   if (p.q !== fingerprint)
     throw invalid('this cursor belongs to another query (repository, filters or page size)');
   if (p.k === 'o') return { kind: 'oldest' };
-  if ((p.k === 'b' || p.k === 'a') && typeof p.id === 'string' && /^[1-9][0-9]{0,18}$/.test(p.id)) {
+  if (
+    (p.k === 'b' || p.k === 'a') &&
+    typeof p.id === 'string' &&
+    /^[1-9][0-9]{0,18}$/.test(p.id) &&
+    BigInt(p.id) <= MAX_BIGINT
+  ) {
     return { kind: p.k === 'b' ? 'before' : 'after', id: p.id };
   }
   throw invalid('malformed cursor');

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   internalErrorSchema,
   messageErrorSchema,
@@ -11,5 +12,7 @@ export const errorResponses = {
   409: messageErrorSchema.describe('Conflicting concurrent write; retry'),
   422: validationErrorSchema,
   500: internalErrorSchema,
-  503: messageErrorSchema.describe('GitHub could not be reached to verify a token; retry'),
+  503: z
+    .object({ detail: z.string(), request_id: z.string() })
+    .describe('GitHub could not be reached to verify a token; retry'),
 } as const;

@@ -71,7 +71,7 @@ export function sendError(error: FastifyError, request: FastifyRequest, reply: F
   if (error instanceof ValidationError) return reply.code(422).send({ detail: error.issues });
   if (error.validation) return reply.code(422).send({ detail: validationIssues(error) });
   if (error.code && clientErrorCodes.has(error.code)) {
-    return reply.code(error.statusCode === 413 ? 413 : 422).send({
+    return reply.code(422).send({
       detail: [{ loc: ['body'], msg: error.message, type: error.code }],
     });
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -44,6 +44,15 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     bodyLimit: 64 * 1024,
+    // Errors Fastify raises before routing (a broken %-escape, an over-long segment) still get
+    // the contract's 422 body and a request id.
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as FastifyReply;
+      reply.header('X-Request-Id', request.id);
+      reply
+        .code(422)
+        .send({ detail: [{ loc: ['path'], msg: error.message, type: error.code ?? 'invalid' }] });
+    },
     routerOptions: { maxParamLength: 500 },
   });
   app.setValidatorCompiler(validatorCompiler);

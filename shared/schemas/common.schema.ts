@@ -48,3 +48,13 @@ export function repeatedQuery<T extends z.ZodType>(item: T) {
 export function integerQuery(min: number, maxExclusive: number) {
   return z.coerce.number().int().min(min).lt(maxExclusive);
 }
+
+/**
+ * Text that PostgreSQL can store: no NUL character (text and jsonb refuse it) and no
+ * unpaired surrogate (jsonb refuses its escape). Anything else is a 422, not a 500.
+ */
+export function storableText(schema: z.ZodString = z.string()) {
+  return schema.refine((s) => !s.includes('\u0000') && s.isWellFormed(), {
+    message: 'must not contain NUL characters or unpaired surrogates',
+  });
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeQuerySchema, integerQuery, repeatedQuery } from './common.schema.ts';
+import { dateTimeQuerySchema, integerQuery, repeatedQuery, storableText } from './common.schema.ts';
 import { eventSchema } from './event.schema.ts';
 import { eventTypeSchema } from './event-types.ts';
 
@@ -9,10 +9,7 @@ export const LOGS_DEFAULT_PER_PAGE = 10;
 export const logsQuerySchema = z
   .object({
     pull_request: integerQuery(1, 2147483647).optional().describe('Only events of this pull request'),
-    base_ref: z
-      .string()
-      .min(1)
-      .max(255)
+    base_ref: storableText(z.string().min(1).max(255))
       .optional()
       .describe('Only events for pull requests to this base ref'),
     event_type: repeatedQuery(eventTypeSchema)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeSchema, uuidSchema } from './common.schema.ts';
+import { dateTimeSchema, storableText, uuidSchema } from './common.schema.ts';
 
 export const pauseRecordSchema = z
   .object({
@@ -12,7 +12,9 @@ export type PauseRecord = z.output<typeof pauseRecordSchema>;
 
 export const pauseRequestSchema = z
   .strictObject({
-    reason: z.string().trim().min(1).max(255).describe('Why the queue is paused (1 to 255 characters)'),
+    reason: storableText(z.string().trim().min(1).max(255)).describe(
+      'Why the queue is paused (1 to 255 characters)',
+    ),
   })
   .describe('Pause (or change the reason of an existing pause)');
 
@@ -108,5 +110,7 @@ export const mergeQueueStatusSchema = z
 export type MergeQueueStatus = z.output<typeof mergeQueueStatusSchema>;
 
 export const mergeQueueStatusQuerySchema = z.object({
-  branch: z.string().min(1).max(255).optional().describe('Base branch; the default branch when absent'),
+  branch: storableText(z.string().min(1).max(255))
+    .optional()
+    .describe('Base branch; the default branch when absent'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeQuerySchema, repeatedQuery } from './common.schema.ts';
+import { dateTimeQuerySchema, repeatedQuery, storableText } from './common.schema.ts';
 import type { ValidationIssue } from './errors.schema.ts';
 
 /** The 15 statistics endpoints: the path suffix after `/v1/repos/{owner}/{repository}/stats/`. */
@@ -26,7 +26,7 @@ export type StatsEndpoint = z.infer<typeof statsEndpointSchema>;
 export const statsEndpoints: readonly StatsEndpoint[] = statsEndpointSchema.options;
 
 /** One value of a repeated filter: 1–255 characters. */
-const filterValueSchema = z.string().min(1).max(255);
+const filterValueSchema = storableText(z.string().min(1).max(255));
 
 function filterSchema(description: string) {
   return repeatedQuery(filterValueSchema).optional().describe(description);
@@ -92,7 +92,7 @@ export const timeToMergeQuerySchema = z
       .describe(
         'Instant at which to compute time to merge (RFC 3339 with an offset, or a date); default: now',
       ),
-    branch: z.string().min(1).max(255).optional().describe('Base branch name'),
+    branch: storableText(z.string().min(1).max(255)).optional().describe('Base branch name'),
   })
   .describe('Time to merge parameters');
 export type TimeToMergeQuery = z.infer<typeof timeToMergeQuerySchema>;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventToAppend } from '../../app/store/events.ts';
 import { eventTypes } from '../../shared/schemas/event-types.ts';
-import { ApiHarness } from '../support/api-harness.ts';
+import { ApiHarness, type ApiResponse } from '../support/api-harness.ts';
 import { exampleMetadata } from '../support/event-examples.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
 import { seedEvents } from '../support/seed-events.ts';
@@ -91,7 +91,7 @@ describe('GET /logs, property', () => {
           const got: number[] = [];
           let url: string | undefined = `/v1/repos/${repo.fullName}/logs?${q}`;
           while (url) {
-            const res = await api.request<{ events: { id: number }[] }>(url, { token });
+            const res: ApiResponse<{ events: { id: number }[] }> = await api.request(url, { token });
             expect(res.status).toBe(200);
             got.push(...res.body.events.map((e) => e.id));
             url = parseLinkHeader(res.headers.get('link'))['next'];

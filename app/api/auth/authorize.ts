@@ -64,11 +64,12 @@ export async function authorize(
   }
   return {
     async actor() {
+      // Installation tokens (ghs_) belong to an app installation, not to a user.
+      if (credential.token.startsWith('ghs_'))
+        return { type: 'application', id: 0, name: 'GitHub App installation' };
       const user = await ctx.github.userOf(credential.token);
-      // Installation tokens (ghs_) belong to an app, not a user.
-      return user
-        ? { type: 'user', id: user.id, name: user.login }
-        : { type: 'application', id: 0, name: 'GitHub App' };
+      if (!user) throw forbidden('GitHub does not say who this token belongs to; use a user token');
+      return { type: 'user', id: user.id, name: user.login };
     },
   };
 }

@@ -63,6 +63,23 @@ export class GithubPermissions {
     return value;
   }
 
+  /** GitHub's JSON object, or a 503: a proxy's HTML page must not crash a request. */
+  private async readJson(response: Response): Promise<Record<string, unknown>> {
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new HttpError(
+        503,
+        'GitHub gave an answer that is not JSON while verifying the token; try again later',
+      );
+    }
+    return body as Record<string, unknown>;
+  }
+
   /** `pull` ⇒ read; `push`, `maintain` or `admin` ⇒ write; no access ⇒ none. */
   async accessTo(token: string, owner: string, repository: string): Promise<Access> {
     const key = `${GithubPermissions.hash(token)}:${owner.toLowerCase()}/${repository.toLowerCase()}`;
@@ -84,8 +101,8 @@ export class GithubPermissions {
         `GitHub answered ${response.status} while verifying the token; try again later`,
       );
     }
-    const body = (await response.json()) as { permissions?: Record<string, boolean> };
-    const p = body.permissions;
+    const body = await this.readJson(response);
+    const p = body['permissions'] as Record<string, unknown> | undefined;
     // Installation tokens see no `permissions`: they can read what they can fetch.
     const access: Access = p
       ? p['push'] || p['maintain'] || p['admin']
@@ -108,7 +125,10 @@ export class GithubPermissions {
       if (response.status >= 500) throw new HttpError(503, 'GitHub could not tell who this token belongs to');
       return null;
     }
-    const body = (await response.json()) as { id: number; login: string };
-    return this.remember(this.users, key, { id: body.id, login: body.login });
+    const body = await this.readJson(response);
+    if (typeof body['id'] !== 'number' || typeof body['login'] !== 'string') {
+      throw new HttpError(503, 'GitHub answered without saying who this token belongs to; try again later');
+    }
+    return this.remember(this.users, key, { id: body['id'], login: body['login'] });
   }
 }
