@@ -2,7 +2,7 @@ import type { AbortCode } from '../../shared/schemas/event-parts.schema.ts';
 import { computeTestBranch } from './ids.ts';
 import type { Batch, Lane, SubBatch, TestRun } from './state.ts';
 import { abortEnding, computeBatchUnit, computeSubBatchUnit, emitChecksEnd } from './tested-unit.ts';
-import { putLane, type Transition } from './transition.ts';
+import { currentLane, putLane, type Transition } from './transition.ts';
 
 export interface AbortReason {
   code: AbortCode;
@@ -23,7 +23,12 @@ export function abortBatchesFrom(
     leaving?: ReadonlySet<number>;
   },
 ): Lane {
-  const { lane, index, first, behind } = params;
+  const { first, behind } = params;
+  // The caller's lane may be stale: find the batch again in the lane as it is now.
+  const id = params.lane.batches[params.index]?.id;
+  const lane = currentLane(t, params.lane);
+  const index = lane.batches.findIndex((b) => b.id === id);
+  if (index < 0) return lane;
   const leaving = params.leaving ?? new Set<number>();
   lane.batches.slice(index).forEach((batch, offset) => {
     abortBatch(t, { lane, batch, why: offset === 0 ? first : behind, leaving });

@@ -170,7 +170,8 @@ function startWaitingSubBatches(t: Transition, initial: Lane): void {
   }
 }
 
-export function replaceSubBatch(t: Transition, lane: Lane, batchId: string, sub: SubBatch): Lane {
+export function replaceSubBatch(t: Transition, stale: Lane, batchId: string, sub: SubBatch): Lane {
+  const lane = currentLane(t, stale);
   const batches = lane.batches.map((b) =>
     b.id === batchId && b.phase === 'bisecting'
       ? {

@@ -57,8 +57,10 @@ export function putLane(t: Transition, lane: Lane): void {
   t.state = { ...t.state, lanes };
 }
 
+/** Replaces a batch in its lane as the lane is now (the caller's copy may be stale). */
 export function putBatch(t: Transition, lane: Lane, batch: Batch): Lane {
-  const next = { ...lane, batches: lane.batches.map((b) => (b.id === batch.id ? batch : b)) };
+  const current = currentLane(t, lane);
+  const next = { ...current, batches: current.batches.map((b) => (b.id === batch.id ? batch : b)) };
   putLane(t, next);
   return next;
 }

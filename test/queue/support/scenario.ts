@@ -121,6 +121,8 @@ export class Scenario {
   private seq = 0;
   private baseCommits = 0;
   private testedBy = new Map<string, { numbers: number[]; attempt: number; batchId: string }>();
+  /** CI verdict of each tested commit, as the oracle decided. */
+  readonly verdicts = new Map<string, 'success' | 'failure'>();
   private commentId = 5000;
 
   constructor(config: TrainyardConfigInput = {}, ids: IdSource = createCountingIds()) {
@@ -224,6 +226,11 @@ export class Scenario {
   later(offset: string, input: QueueInput): this {
     this.agenda.push({ at: START + parseDurationText(offset), seq: ++this.seq, input });
     return this;
+  }
+
+  /** Pull requests in each tested commit, by sha. */
+  tested(): Map<string, number[]> {
+    return new Map([...this.testedBy].map(([sha, t]) => [sha, t.numbers]));
   }
 
   batchId(name: string): string {
@@ -354,6 +361,7 @@ export class Scenario {
   ): void {
     const verdict = shell.ci(numbers, attempt);
     if (verdict === 'hang') return;
+    this.verdicts.set(sha, verdict);
     push(shell.ciMs, { type: 'checks_reported', sha, checks: [check('ci', verdict)] });
   }
 
@@ -395,13 +403,15 @@ export class Scenario {
     const lines: string[] = [];
     for (const record of records) {
       const body = [
-        ...record.events
-          .filter(
-            (e) =>
-              options.gauges === true ||
-              (e.type !== 'action.queue.change' && e.type !== 'action.queue.checks.change'),
-          )
-          .map((e) => renderEvent(e, this.names)),
+        ...groupByPullRequest(
+          record.events
+            .filter(
+              (e) =>
+                options.gauges === true ||
+                (e.type !== 'action.queue.change' && e.type !== 'action.queue.checks.change'),
+            )
+            .map((e) => ({ number: e.pull_request, line: renderEvent(e, this.names) })),
+        ),
         ...record.effects
           .filter(
             (e) =>
@@ -415,6 +425,21 @@ export class Scenario {
     }
     return `\n${lines.join('\n')}\n`;
   }
+}
+
+/** `checks_start #1 batch-1`, `checks_start #2 batch-1` ⇒ `checks_start #1,#2 batch-1`. */
+function groupByPullRequest(lines: { number: number | null; line: string }[]): string[] {
+  const grouped: { numbers: number[]; key: string; line: string }[] = [];
+  for (const { number, line } of lines) {
+    const key = number === null ? line : line.replace(` #${number}`, ' #?');
+    const last = grouped.at(-1);
+    if (number !== null && last !== undefined && last.key === key && last.numbers.length > 0)
+      last.numbers.push(number);
+    else grouped.push({ numbers: number === null ? [] : [number], key, line });
+  }
+  return grouped.map((g) =>
+    g.numbers.length > 1 ? g.key.replace('#?', g.numbers.map((n) => `#${n}`).join(',')) : g.line,
+  );
 }
 
 export function scenario(config: TrainyardConfigInput = {}): Scenario {

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { failIfContains, scenario } from '../support/scenario.ts';
+
+describe('bisection', () => {
+  it('one bad PR in a batch of 6 is found with 3 parallel checks', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 6 }],
+      merge_queue: { max_parallel_checks: 3 },
+    });
+    s.at('0s').queue(1, 2, 3, 4, 5, 6);
+    s.runUntilIdle({ ci: failIfContains(4) });
+    expect(s.timeline()).toMatchInlineSnapshot(`
+      "
+      0s     pull_request_updated #1 head=pr-1-head
+      0s     command queue #1
+               command.queue #1
+               action.queue.enter #1
+               → react +1
+      0s     pull_request_updated #2 head=pr-2-head
+      0s     command queue #2
+               command.queue #2
+               action.queue.enter #2
+               → react +1
+      0s     pull_request_updated #3 head=pr-3-head
+      0s     command queue #3
+               command.queue #3
+               action.queue.enter #3
+               → react +1
+      0s     pull_request_updated #4 head=pr-4-head
+      0s     command queue #4
+               command.queue #4
+               action.queue.enter #4
+               → react +1
+      0s     pull_request_updated #5 head=pr-5-head
+      0s     command queue #5
+               command.queue #5
+               action.queue.enter #5
+               → react +1
+      0s     pull_request_updated #6 head=pr-6-head
+      0s     command queue #6
+               command.queue #6
+               action.queue.enter #6
+               → react +1
+               → prepare_test_branch batch-1 [#1,#2,#3,#4,#5,#6]
+      0s     test_branch_prepared batch-1 (attempt 1) sha=test-batch-1-1
+               action.queue.checks_start #1,#2,#3,#4,#5,#6 batch-1 [#1,#2,#3,#4,#5,#6]
+      10m    checks_reported test-batch-1-1 ci=failure
+               action.queue.checks_end #1,#2,#3,#4,#5,#6 batch-1 CHECKS_FAILED REEMBARKED
+               action.queue.batch_bisection_start #1 depth=1 sub_batches=3 size=6
+               → close_draft_pr batch-1
+               → prepare_test_branch batch-1.1.2 [#1,#2]
+               → prepare_test_branch batch-1.1.4 [#1,#2,#3,#4]
+               → prepare_test_branch batch-1.1.5 [#1,#2,#3,#4,#5]
+      10m    test_branch_prepared batch-1.1.2 (attempt 1) sha=test-batch-1.1.2-1
+               action.queue.checks_start #1,#2 batch-1.1.2 [#1,#2]
+      10m    test_branch_prepared batch-1.1.4 (attempt 1) sha=test-batch-1.1.4-1
+               action.queue.checks_start #1,#2,#3,#4 batch-1.1.4 [#1,#2,#3,#4]
+      10m    test_branch_prepared batch-1.1.5 (attempt 1) sha=test-batch-1.1.5-1
+               action.queue.checks_start #1,#2,#3,#4,#5 batch-1.1.5 [#1,#2,#3,#4,#5]
+      20m    checks_reported test-batch-1.1.2-1 ci=success
+      20m    checks_reported test-batch-1.1.4-1 ci=failure
+               action.queue.checks_end #1,#2,#3,#4 batch-1.1.4 failure
+      20m    checks_reported test-batch-1.1.5-1 ci=failure
+               action.queue.checks_end #1,#2,#3,#4,#5 batch-1.1.5 failure
+               action.queue.batch_bisection_start #1 depth=2 sub_batches=1 size=2
+               → close_draft_pr batch-1.1.4
+               → close_draft_pr batch-1.1.5
+               → prepare_test_branch batch-1.2.3 [#1,#2,#3]
+      20m    test_branch_prepared batch-1.2.3 (attempt 1) sha=test-batch-1.2.3-1
+               action.queue.checks_start #1,#2,#3 batch-1.2.3 [#1,#2,#3]
+      30m    checks_reported test-batch-1.2.3-1 ci=success
+               action.queue.checks_end #1,#2 batch-1.1.2 success
+               action.queue.batch_bisection_end #1 culprits=[#4] remaining=[#1,#2,#3,#5,#6]
+               action.queue.leave #4 CHECKS_FAILED
+               → close_draft_pr batch-1.1.2
+               → merge_pr #1 (merge)
+               → prepare_test_branch batch-2 [#1,#2,#3,#5,#6]
+      30m    merge_completed #1 sha=main-1
+               action.queue.checks_end #1 batch-1.2.3 success
+               action.queue.merged #1
+               action.queue.leave #1 PR_MERGED merged
+               → merge_pr #2 (merge)
+      30m    base_branch_moved main=main-1
+      30m    test_branch_prepared batch-2 (attempt 1) sha=test-batch-2-1
+               action.queue.checks_start #5,#6 batch-2 [#1,#2,#3,#5,#6]
+      30m    merge_completed #2 sha=main-2
+               action.queue.checks_end #2 batch-1.2.3 success
+               action.queue.merged #2
+               action.queue.leave #2 PR_MERGED merged
+               → merge_pr #3 (merge)
+      30m    base_branch_moved main=main-2
+      30m    merge_completed #3 sha=main-3
+               action.queue.checks_end #3 batch-1.2.3 success
+               action.queue.merged #3
+               action.queue.leave #3 PR_MERGED merged
+      30m    base_branch_moved main=main-3
+      40m    checks_reported test-batch-2-1 ci=success
+               → merge_pr #5 (merge)
+      40m    merge_completed #5 sha=main-4
+               action.queue.checks_end #5 batch-2 success
+               action.queue.merged #5
+               action.queue.leave #5 PR_MERGED merged
+               → merge_pr #6 (merge)
+      40m    base_branch_moved main=main-4
+      40m    merge_completed #6 sha=main-5
+               action.queue.checks_end #6 batch-2 success
+               action.queue.merged #6
+               action.queue.leave #6 PR_MERGED merged
+      40m    base_branch_moved main=main-5
+      "
+    `);
+  });
+});

@@ -1,0 +1,185 @@
+import { computeRunningChecks } from '../../../app/queue/embark.ts';
+import { isFrozen } from '../../../app/queue/freeze.ts';
+import { orderSessions } from '../../../app/queue/ordering.ts';
+import type { NewEvent, NewEventOf } from '../../../shared/schemas/event.schema.ts';
+import type { StepRecord } from './scenario.ts';
+
+/*
+ * The eight invariants of QUEUE-SEMANTICS.md, checked on a recorded run. Each returns the list
+ * of violations as sentences (empty: the invariant holds), so a failing property prints why.
+ */
+
+type Verdicts = ReadonlyMap<string, 'success' | 'failure'>;
+
+/** 1. Merged only from a passing head batch whose tested commit held the PRs ahead (merged first) and itself. */
+export function checkMergesAreTested(
+  log: readonly StepRecord[],
+  params: { verdicts: Verdicts; tested: ReadonlyMap<string, number[]>; skipIntermediate: boolean },
+): string[] {
+  const problems: string[] = [];
+  const merged = new Set<number>();
+  for (const [i, record] of log.entries()) {
+    // A step's merged events come before the next merge it asks for.
+    for (const event of record.events)
+      if (event.type === 'action.queue.merged') merged.add(event.pull_request!);
+    for (const effect of record.effects) {
+      if (effect.type !== 'merge_pr' && effect.type !== 'fast_forward_base') continue;
+      const numbers = effect.type === 'merge_pr' ? [effect.number] : effect.numbers;
+      const lane = record.state.lanes.find((l) => l.batches[0]?.id === effect.batchId);
+      const head = lane?.batches[0];
+      if (head?.phase !== 'merging') {
+        problems.push(`step ${i}: merge of ${numbers} not from a merging head batch`);
+        continue;
+      }
+      const sha = head.run.sha;
+      const tested = params.tested.get(sha);
+      const verdict = params.verdicts.get(sha);
+      if (verdict !== 'success' && !params.skipIntermediate)
+        problems.push(`step ${i}: merged ${numbers} from ${sha} that did not pass`);
+      for (const number of numbers) {
+        const index = tested?.indexOf(number) ?? -1;
+        if (index < 0) problems.push(`step ${i}: #${number} merged but not in tested commit ${sha}`);
+        const missing = (tested ?? []).slice(0, index).filter((n) => !merged.has(n) && !numbers.includes(n));
+        if (missing.length > 0 && !params.skipIntermediate)
+          problems.push(`step ${i}: #${number} merged before ${missing}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** 2. Nothing merges while paused or while a matching freeze is active. */
+export function checkNoMergeWhileHeld(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  for (const [i, record] of log.entries()) {
+    for (const effect of record.effects) {
+      if (effect.type !== 'merge_pr' && effect.type !== 'fast_forward_base') continue;
+      const numbers = effect.type === 'merge_pr' ? [effect.number] : effect.numbers;
+      if (record.state.pause.paused) problems.push(`step ${i}: merge of ${numbers} while paused`);
+      const now = new Date(record.at);
+      if (numbers.some((n) => isFrozen(record.state, n, now)))
+        problems.push(`step ${i}: merge of ${numbers} while frozen`);
+    }
+  }
+  return problems;
+}
+
+/** 3. One enter and at most one leave per session; one open session per PR; no PR lost. */
+export function checkSessions(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  const open = new Map<number, string>();
+  const left = new Set<string>();
+  for (const [i, record] of log.entries()) {
+    for (const event of record.events) {
+      if (event.type === 'action.queue.enter') {
+        const { session_id } = event.metadata;
+        if (open.has(event.pull_request!)) problems.push(`step ${i}: #${event.pull_request} entered twice`);
+        open.set(event.pull_request!, session_id);
+      }
+      if (event.type === 'action.queue.leave') {
+        const id = event.metadata.session_id!;
+        if (left.has(id)) problems.push(`step ${i}: session ${id} left twice`);
+        if (open.get(event.pull_request!) !== id)
+          problems.push(`step ${i}: #${event.pull_request} left a session it was not in`);
+        left.add(id);
+        open.delete(event.pull_request!);
+      }
+    }
+    const inState = Object.values(record.state.sessions)
+      .map((s) => `${s.number}:${s.sessionId}`)
+      .sort();
+    const inEvents = [...open].map(([n, id]) => `${n}:${id}`).sort();
+    if (inState.join() !== inEvents.join())
+      problems.push(`step ${i}: sessions ${inState} but events say ${inEvents}`);
+  }
+  return problems;
+}
+
+/** 4. Within a partition, batches hold their pull requests in queue order (priority, then queued_at). */
+export function checkBatchOrder(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  for (const [i, record] of log.entries()) {
+    for (const lane of record.state.lanes) {
+      for (const batch of lane.batches) {
+        if (batch.phase === 'merging') continue;
+        const sessions = batch.numbers.map((n) => record.state.sessions[String(n)]!).filter(Boolean);
+        const ordered = orderSessions(record.state.config, sessions).map((s) => s.number);
+        if (ordered.join() !== sessions.map((s) => s.number).join()) {
+          problems.push(`step ${i}: ${batch.name} holds ${batch.numbers}, queue order is ${ordered}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** 5. Every started check ends exactly once (and before its session leaves). */
+export function checkChecksEndOnce(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  const running = new Set<string>();
+  const ended = new Set<string>();
+  for (const [i, record] of log.entries()) {
+    for (const event of record.events) {
+      if (event.type === 'action.queue.checks_start' || event.type === 'action.queue.checks_end') {
+        const key = `${event.metadata.session_id}/${event.metadata.train_car_id}`;
+        if (event.type === 'action.queue.checks_start') {
+          if (running.has(key)) problems.push(`step ${i}: checks ${key} started twice`);
+          running.add(key);
+        } else {
+          if (!running.has(key)) problems.push(`step ${i}: checks ${key} ended without running`);
+          running.delete(key);
+          ended.add(key);
+        }
+      }
+      if (event.type === 'action.queue.leave') {
+        const still = [...running].filter((key) => key.startsWith(`${event.metadata.session_id}/`));
+        if (still.length > 0)
+          problems.push(`step ${i}: #${event.pull_request} left with checks running ${still}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** 6. running_checks ≤ max_parallel_checks in every partition. */
+export function checkParallelism(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  for (const [i, record] of log.entries()) {
+    const max = record.state.config.merge_queue.max_parallel_checks;
+    for (const lane of record.state.lanes) {
+      const running = computeRunningChecks(lane);
+      if (running > max)
+        problems.push(`step ${i}: ${running} checks running in ${lane.partition} (max ${max})`);
+    }
+    for (const event of record.events) {
+      if (event.type === 'action.queue.checks.change' && event.metadata.running_checks > max) {
+        problems.push(`step ${i}: checks.change says ${event.metadata.running_checks} (max ${max})`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** 7. The deepest bisection round, per original batch. */
+export function computeBisectionDepths(events: readonly NewEvent[]): number[] {
+  return events
+    .filter(
+      (e): e is NewEventOf<'action.queue.batch_bisection_start'> =>
+        e.type === 'action.queue.batch_bisection_start',
+    )
+    .map((e) => e.metadata.bisection_depth);
+}
+
+export function checkAll(
+  log: readonly StepRecord[],
+  params: { verdicts: Verdicts; tested: ReadonlyMap<string, number[]>; skipIntermediate: boolean },
+): string[] {
+  return [
+    ...checkMergesAreTested(log, params),
+    ...checkNoMergeWhileHeld(log),
+    ...checkSessions(log),
+    ...checkBatchOrder(log),
+    ...checkChecksEndOnce(log),
+    ...checkParallelism(log),
+  ];
+}
