@@ -1,3 +1,4 @@
+import { abortBatchesFrom } from './abort.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { isFrozen } from './freeze.ts';
 import type { MergeCompleted, MergeFailed } from './inputs.ts';
@@ -37,17 +38,25 @@ export function decideMerge(t: Transition, lane: Lane, batch: Batch, run: TestRu
     // forgave must not hold it again.
     if (result.waitingForSchedule) return 'waiting_for_schedule';
   }
-  const next = pending[0];
-  if (next !== undefined && !isValidatedElsewhere(t, lane, next)) return 'waiting_for_partitions';
+  // Fast-forward merges every pending pull request at once; the other methods one at a time.
+  const method = rule?.merge_method ?? 'merge';
+  const next = method === 'fast-forward' ? pending : pending.slice(0, 1);
+  const ordered = method !== 'fast-forward';
+  if (!next.every((number) => isValidatedElsewhere(t, { lane, number, ordered })))
+    return 'waiting_for_partitions';
   return 'merge';
 }
 
 /**
  * A pull request in several partitions merges only when, in each of its other partitions, it is
  * in the passed head batch and every pull request before it there has merged (queue order holds
- * in every partition).
+ * in every partition). With fast-forward, being in the passed head batch is enough.
  */
-function isValidatedElsewhere(t: Transition, lane: Lane, number: number): boolean {
+function isValidatedElsewhere(
+  t: Transition,
+  params: { lane: Lane; number: number; ordered: boolean },
+): boolean {
+  const { lane, number, ordered } = params;
   const session = findSession(t.state, number);
   if (session === undefined) return true;
   return lanesOf(t.state, session).every((other) => {
@@ -57,7 +66,8 @@ function isValidatedElsewhere(t: Transition, lane: Lane, number: number): boolea
     const merged = head.phase === 'merging' ? head.merged : [];
     const passed = head.phase === 'merging' || (head.phase === 'trial' && head.trial.phase === 'passed');
     const before = head.numbers.slice(0, head.numbers.indexOf(number));
-    return passed && before.every((n) => merged.includes(n));
+    // A fast-forward moves the base to a whole tested commit: order inside the other head cannot be kept.
+    return passed && (!ordered || before.every((n) => merged.includes(n)));
   });
 }
 
@@ -122,8 +132,19 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
   if (session === undefined) return;
   let checks: TestRun['checks'] = [];
   for (const lane of lanesOf(t.state, session)) {
-    const batch = lane.batches.find((b) => b.numbers.includes(input.number));
+    const index = lane.batches.findIndex((b) => b.numbers.includes(input.number));
+    const batch = lane.batches[index];
     if (batch === undefined) continue;
+    if (
+      index > 0 ||
+      (batch.phase === 'trial' && batch.trial.phase !== 'passed') ||
+      batch.phase === 'bisecting'
+    ) {
+      // Merged before this partition validated it (it should not happen): what was built on it is rebuilt.
+      const why = { code: 'PR_DEQUEUED_FROM_PARTITION' as const, reason: `#${input.number} was merged` };
+      abortBatchesFrom(t, { lane, index, first: why, behind: why, leaving: new Set([input.number]) });
+      continue;
+    }
     const run =
       batch.phase === 'merging'
         ? batch.run

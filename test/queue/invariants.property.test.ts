@@ -15,6 +15,9 @@ const outputs = (s: Scenario) =>
     s.log.map((r) => ({ at: r.at, input: r.input, effects: r.effects, events: r.events, state: r.state })),
   );
 
+/** More runs on demand: QUEUE_PROPERTY_RUNS=1000 npx vitest run test/queue/invariants.property.test.ts */
+const RUNS = Number(process.env.QUEUE_PROPERTY_RUNS ?? 50);
+
 describe('invariants on random input sequences', () => {
   it('hold for random configurations, inputs and CI results (invariants 1–6)', () => {
     fc.assert(
@@ -24,13 +27,13 @@ describe('invariants on random input sequences', () => {
         fc.integer(),
         fc.subarray([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { maxLength: 3 }),
         (config, actions, seed, bad) => {
-          const s = run(config, actions, randomOracle(seed, bad));
+          const s = run(config, actions, randomOracle(seed, bad), seed);
           const skipIntermediate = s.state.config.merge_queue.skip_intermediate_results;
           const problems = checkAll(s.log, { verdicts: s.verdicts, tested: s.tested(), skipIntermediate });
           expect(problems).toEqual([]);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: RUNS },
     );
   });
 
@@ -41,13 +44,13 @@ describe('invariants on random input sequences', () => {
         fc.array(actionArb, { minLength: 5, maxLength: 30 }),
         fc.integer(),
         (config, actions, seed) => {
-          const s = run(config, actions, randomOracle(seed, []));
+          const s = run(config, actions, randomOracle(seed, []), seed);
           const stuck = Object.values(s.state.sessions).filter((session) => session.waitingForAhead === null);
           // Sessions may remain only if their checks hang (CI never answers) past the timeout… which fails them.
           expect(stuck.map((x) => x.number)).toEqual([]);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: RUNS },
     );
   });
 
@@ -74,7 +77,7 @@ describe('invariants on random input sequences', () => {
           expect(s.events('action.queue.merged')).toHaveLength(n - 1);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: RUNS },
     );
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { TrainyardConfigInput } from '../../../app/config/config.schema.ts';
-import { type CiOracle, Scenario } from './scenario.ts';
+import { type CiOracle, Scenario, type ShellOptions } from './scenario.ts';
 
 /* Random runs for the property tests: actions, configurations, a seeded CI oracle, and the runner. */
 
@@ -104,20 +104,51 @@ export function randomOracle(seed: number, bad: readonly number[]): CiOracle {
 const filesOf = (n: number) =>
   n % 3 === 0 ? ['web/a.ts', 'api/b.ts'] : n % 2 === 0 ? ['web/x.ts'] : ['api/y.ts'];
 
-export function run(config: TrainyardConfigInput, actions: Action[], oracle: CiOracle): Scenario {
+/** Seeded shell faults: test branches that conflict or whose draft PR cannot be opened; merges GitHub refuses. */
+function faults(seed: number): Pick<ShellOptions, 'prepare' | 'merge'> {
+  const roll = (text: string) => {
+    let h = seed >>> 0;
+    for (const c of text) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+    return h % 100;
+  };
+  return {
+    prepare: (effect) => {
+      const r = roll(effect.key);
+      const last = effect.pullRequests.at(-1)?.number ?? null;
+      const failed = {
+        type: 'test_branch_failed' as const,
+        batchId: effect.batchId,
+        attempt: effect.attempt,
+        message: 'simulated',
+      };
+      if (r < 3) return { ...failed, reason: 'conflict_with_base' as const, pullRequest: last };
+      if (r < 6) return { ...failed, reason: 'conflict_with_pull_request' as const, pullRequest: last };
+      if (r < 12)
+        return { ...failed, reason: 'draft_pull_request_creation_failed' as const, pullRequest: null };
+      return null;
+    },
+    merge: (effect) =>
+      roll(effect.key) < 4
+        ? { type: 'merge_failed' as const, number: effect.number, reason: 'simulated refusal' }
+        : null,
+  };
+}
+
+export function run(config: TrainyardConfigInput, actions: Action[], oracle: CiOracle, seed = 0): Scenario {
+  const shell = { ci: oracle, ...(seed === 0 ? {} : faults(seed)) };
   const s = new Scenario(config);
   const pushes = new Map<number, number>();
   let minute = 0;
   let base = 0;
   for (const action of actions) {
-    s.runUntilIdle({ ci: oracle, until: `${minute}m` });
+    s.runUntilIdle({ ...shell, until: `${minute}m` });
     s.at(`${minute}m`);
     applyAction(s, action, { pushes, nextBase: () => ++base });
     minute += action.kind === 'wait' ? action.minutes : 1;
   }
   s.send({ type: 'pause_cleared', by: actor });
   s.send({ type: 'freeze_deleted', id: 'f1', reason: 'done', by: actor });
-  s.runUntilIdle({ ci: oracle, until: `${minute + 24 * 60}m` });
+  s.runUntilIdle({ ...shell, until: `${minute + 24 * 60}m` });
   return s;
 }
 
