@@ -1,4 +1,4 @@
-import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { abortBatchesFrom, cancelRun, closeDraft } from './abort.ts';
 import { startBisection } from './bisection.ts';
 import { leaveQueue } from './leave.ts';
 import { decideRetry, retryBatch } from './retries.ts';
@@ -50,21 +50,22 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
     retryBatch(t, { lane, batch, run, attempt, timedOut, rule });
     return 'retried';
   }
+  const cap = rule.batch_max_failure_resolution_attempts;
+  const bisect = batch.numbers.length > 1 && cap !== 0;
+  // The failed batch's checks end first, then the batches built on it are aborted.
+  endFailedChecks(t, { lane, batch, run, timedOut, status: bisect ? 'REEMBARKED' : 'DEFINITIVE' });
+  if (batch.mode === 'draft') closeDraft(t, batch.id, run);
+  if (batch.mode === 'in_place' && timedOut) cancelRun(t, batch.id, run);
   const trimmed = abortBatchesFrom(t, {
     lane,
     index: index + 1,
     first: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
     behind: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
   });
-  const cap = rule.batch_max_failure_resolution_attempts;
-  if (batch.numbers.length > 1 && cap !== 0) {
-    endFailedChecks(t, { lane: trimmed, batch, run, timedOut, status: 'REEMBARKED' });
-    if (batch.mode === 'draft') closeDraft(t, batch.id, run);
+  if (bisect) {
     startBisection(t, trimmed, batch, run);
     return 'bisected';
   }
-  endFailedChecks(t, { lane: trimmed, batch, run, timedOut, status: 'DEFINITIVE' });
-  if (batch.mode === 'draft') closeDraft(t, batch.id, run);
   putLane(t, { ...trimmed, batches: trimmed.batches.filter((b) => b.id !== batch.id) });
   const code =
     batch.numbers.length > 1
