@@ -1,4 +1,5 @@
 import type { AbortCode } from '../../shared/schemas/event-parts.schema.ts';
+import { bisectionEndEvent, computeBisectionSubject } from './batch-events.ts';
 import { computeTestBranch } from './ids.ts';
 import type { Batch, Lane, SubBatch, TestRun } from './state.ts';
 import { abortEnding, computeBatchUnit, computeSubBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -56,6 +57,14 @@ function abortBatch(
       return;
     }
     case 'bisecting': {
+      // The bisection ends unresolved: every pull request stays (or leaves for its own reason).
+      t.events.push(
+        bisectionEndEvent(t, computeBisectionSubject(t, lane, batch), {
+          culprits: [],
+          remaining: batch.numbers.filter((n) => !leaving.has(n)),
+          capReached: false,
+        }),
+      );
       const subs = [
         ...batch.bisection.subBatches,
         ...(batch.bisection.passedPrefix ? [batch.bisection.passedPrefix] : []),

@@ -1,6 +1,7 @@
 import type { NewEvent, NewEventOf } from '../../shared/schemas/event.schema.ts';
 import { envelope } from './queue-events.ts';
-import type { Transition } from './transition.ts';
+import type { Batch, Lane } from './state.ts';
+import { findSession, type Transition } from './transition.ts';
 
 /* Events about batches and gauges rather than one session: bisection, queue size, running checks, commands. */
 
@@ -111,4 +112,18 @@ export function commandEvent(
     { number: command.number, base: command.base, trigger: `Command: ${word}` },
     metadata,
   );
+}
+
+/** Who a bisection's events are about: the failed batch, named by its first pull request's session. */
+export function computeBisectionSubject(t: Transition, lane: Lane, batch: Batch): BisectionSubject {
+  const first = findSession(t.state, batch.numbers[0]!);
+  return {
+    queueName: batch.queueName,
+    base: lane.base,
+    partition: lane.partition,
+    priorityRuleName: first?.priorityRuleName ?? null,
+    sessionId: first?.sessionId ?? batch.id,
+    originalNumbers: batch.numbers,
+    firstNumber: batch.numbers[0]!,
+  };
 }

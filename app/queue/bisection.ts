@@ -1,10 +1,10 @@
 import { closeDraft } from './abort.ts';
-import { type BisectionSubject, bisectionEndEvent, bisectionStartEvent } from './batch-events.ts';
+import { bisectionEndEvent, bisectionStartEvent, computeBisectionSubject } from './batch-events.ts';
 import { leaveQueue } from './leave.ts';
 import { emit } from './queue-events.ts';
 import type { Batch, Bisection, Lane, SubBatch, TestRun } from './state.ts';
 import { computeSubBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
-import { commonOf, currentLane, findSession, putLane, type Transition } from './transition.ts';
+import { commonOf, currentLane, putLane, type Transition } from './transition.ts';
 
 /**
  * The prefix lengths to probe strictly between `lo` (passes) and `hi` (fails), evenly spaced:
@@ -18,19 +18,6 @@ export function planBisection(lo: number, hi: number, probes: number): number[] 
 
 export function computeProbeCount(maxParallelChecks: number): number {
   return Math.max(2, maxParallelChecks);
-}
-
-function subject(t: Transition, lane: Lane, batch: Batch): BisectionSubject {
-  const first = findSession(t.state, batch.numbers[0]!);
-  return {
-    queueName: batch.queueName,
-    base: lane.base,
-    partition: lane.partition,
-    priorityRuleName: first?.priorityRuleName ?? null,
-    sessionId: first?.sessionId ?? batch.id,
-    originalNumbers: batch.numbers,
-    firstNumber: batch.numbers[0]!,
-  };
 }
 
 /** Starts a round of probes; the sub-batches start as slots allow (embark). */
@@ -55,7 +42,7 @@ function startRound(
   putLane(t, { ...lane, batches: lane.batches.map((b) => (b.id === batch.id ? bisecting : b)) });
   emit(
     t,
-    bisectionStartEvent(t, subject(t, lane, batch), {
+    bisectionStartEvent(t, computeBisectionSubject(t, lane, batch), {
       sizeBeforeSplit: bisection.hi - bisection.lo,
       subBatches: subBatches.length,
       depth: bisection.depth,
@@ -157,7 +144,7 @@ function resolveBisection(
   putLane(t, { ...lane, batches: lane.batches.flatMap((b) => (b.id === batch.id ? merging : [b])) });
   emit(
     t,
-    bisectionEndEvent(t, subject(t, lane, batch), {
+    bisectionEndEvent(t, computeBisectionSubject(t, lane, batch), {
       culprits,
       remaining: [...batch.numbers.slice(0, next.lo), ...back],
       capReached,
