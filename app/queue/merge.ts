@@ -41,6 +41,12 @@ export function decideMerge(t: Transition, lane: Lane, batch: Batch, run: TestRu
   // Fast-forward merges every pending pull request at once; the other methods one at a time.
   const method = rule?.merge_method ?? 'merge';
   const next = method === 'fast-forward' ? pending : pending.slice(0, 1);
+  const inFlightElsewhere = t.state.lanes.some(
+    (other) =>
+      other !== lane &&
+      other.batches.some((b) => b.phase === 'merging' && b.inFlight.some((n) => next.includes(n))),
+  );
+  if (inFlightElsewhere) return 'waiting_for_partitions';
   const ordered = method !== 'fast-forward';
   if (!next.every((number) => isValidatedElsewhere(t, { lane, number, ordered })))
     return 'waiting_for_partitions';

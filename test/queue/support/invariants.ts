@@ -18,13 +18,22 @@ export function checkMergesAreTested(
 ): string[] {
   const problems: string[] = [];
   const merged = new Set<number>();
+  const requested = new Set<number>();
   for (const [i, record] of log.entries()) {
+    // A refused merge may be asked again in a later session.
+    if (record.input.type === 'merge_failed') requested.delete(record.input.number);
     // A step's merged events come before the next merge it asks for.
-    for (const event of record.events)
+    for (const event of record.events) {
       if (event.type === 'action.queue.merged') merged.add(event.pull_request!);
+      if (event.type === 'action.queue.leave') requested.delete(event.pull_request!);
+    }
     for (const effect of record.effects) {
       if (effect.type !== 'merge_pr' && effect.type !== 'fast_forward_base') continue;
       const numbers = effect.type === 'merge_pr' ? [effect.number] : effect.numbers;
+      for (const number of numbers) {
+        if (requested.has(number)) problems.push(`step ${i}: merge of #${number} requested twice`);
+        requested.add(number);
+      }
       const lane = record.state.lanes.find((l) => l.batches[0]?.id === effect.batchId);
       const head = lane?.batches[0];
       if (head?.phase !== 'merging') {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { Freeze } from '../../../app/queue/inputs.ts';
+import type { NewEventOf } from '../../../shared/schemas/event.schema.ts';
+import { scenario } from '../support/scenario.ts';
+
+const ops = { type: 'user' as const, id: 7, name: 'ops' };
+const freeze = (overrides: Partial<Freeze> = {}): Freeze => ({
+  id: 'release',
+  reason: 'Release week',
+  start: '2026-11-02T09:05:00Z',
+  end: '2026-11-02T10:00:00Z',
+  timezone: 'Europe/Paris',
+  matchingConditions: [],
+  excludeConditions: ['label=hotfix'],
+  ...overrides,
+});
+
+const leaveOf = (s: ReturnType<typeof scenario>, number: number) =>
+  s.events('action.queue.leave').find((e) => e.pull_request === number) as
+    | NewEventOf<'action.queue.leave'>
+    | undefined;
+
+describe('scheduled freezes and schedules', () => {
+  it('creating, updating and deleting a freeze emit the scheduled_freeze events', () => {
+    const s = scenario();
+    s.send({ type: 'freeze_saved', freeze: freeze(), by: ops });
+    s.send({ type: 'freeze_saved', freeze: freeze({ reason: 'Release week (extended)' }), by: ops });
+    s.send({ type: 'freeze_deleted', id: 'release', reason: 'shipped', by: ops });
+    expect(s.events().map((e) => e.type)).toEqual([
+      'scheduled_freeze.create',
+      'scheduled_freeze.update',
+      'scheduled_freeze.delete',
+    ]);
+  });
+
+  it('freeze holding merges while checks run: the batch passes, waits for the end of the freeze, then merges', () => {
+    const s = scenario();
+    s.send({ type: 'freeze_saved', freeze: freeze(), by: ops });
+    s.queue(1);
+    s.runUntilIdle({ until: '30m' });
+    expect(s.effects('merge_pr')).toEqual([]);
+    expect(s.status().batches.map((b) => [b.status.code, b.estimated_merge_at])).toEqual([['frozen', null]]);
+    const mark = s.mark();
+    s.runUntilIdle();
+    expect(s.timeline({ from: mark })).toMatchInlineSnapshot(`
+      "
+      1h     tick
+               → merge_pr #1 (merge)
+      1h     merge_completed #1 sha=main-1
+               action.queue.checks_end #1 batch-1 success
+               action.queue.merged #1
+               action.queue.leave #1 PR_MERGED merged
+      1h     base_branch_moved main=main-1
+      "
+    `);
+    expect(leaveOf(s, 1)?.metadata.seconds_waiting_for_freeze).toBe(55 * 60);
+  });
+
+  it('pull requests excluded from a freeze merge through it', () => {
+    const s = scenario();
+    s.send({ type: 'freeze_saved', freeze: freeze({ start: '2026-11-02T09:00:00Z' }), by: ops });
+    s.open(1, { labels: [{ id: 1, name: 'hotfix', color: 'ff0000', default: false }] }).command(1, 'queue');
+    s.runUntilIdle({ until: '30m' });
+    expect(leaveOf(s, 1)?.metadata).toMatchObject({ merged: true, seconds_waiting_for_freeze: 0 });
+  });
+
+  it('a schedule in the merge conditions holds a passed batch until the window opens', () => {
+    const s = scenario({
+      queue_rules: [
+        { name: 'default', merge_conditions: ['check-success=ci', 'schedule=Mon-Fri 10:00-17:00'] },
+      ],
+    });
+    s.queue(1);
+    s.runUntilIdle({ until: '50m' });
+    expect(s.effects('merge_pr')).toEqual([]);
+    expect(s.status().batches.map((b) => b.status.code)).toEqual(['merging']);
+    s.runUntilIdle();
+    const leave = leaveOf(s, 1);
+    expect(leave?.received_at).toBe('2026-11-02T10:00:00.000Z');
+    expect(leave?.metadata).toMatchObject({ merged: true, seconds_waiting_for_schedule: 3600 });
+  });
+});
