@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import {
+  computeBatchEtas,
+  computeCiQuantile,
+  computeEtaRange,
+  DEFAULT_CI_SECONDS,
+} from '../../app/queue/eta.ts';
+import { failIfContains, scenario } from './support/scenario.ts';
+
+describe('status projection', () => {
+  it('shows batches head first with parents, status codes, checks summary and waiting PRs in queue order', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 2 }],
+      merge_queue: { max_parallel_checks: 2 },
+    });
+    s.queue(1, 2, 3, 4, 5);
+    s.runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const status = s.status();
+    const [head, second] = status.batches;
+    expect(status.scope_queues).toEqual({ __default__: [head?.id, second?.id] });
+    expect(head).toMatchObject({
+      name: 'batch-1',
+      parent_ids: [],
+      status: { code: 'running' },
+      started_at: '2026-11-02T09:00:00.000Z',
+      estimated_merge_at: '2026-11-02T09:10:00.000Z',
+      scopes: ['__default__'],
+      checks_summary: { passed: 0, total: 0 },
+    });
+    expect(second).toMatchObject({ parent_ids: [head?.id], status: { code: 'running' } });
+    expect(status.waiting_pull_requests.map((p) => p.number)).toEqual([5]);
+    expect(status.waiting_pull_requests[0]).toEqual({
+      number: 5,
+      title: 'Change 5',
+      url: 'https://github.com/acme/app/pull/5',
+      author: { id: 1001, login: 'alice' },
+      queued_at: '2026-11-02T09:00:00.000Z',
+      priority_alias: 'medium',
+      priority_rule_name: 'default',
+      labels: [],
+      github_labels: [],
+      scopes: ['__default__'],
+    });
+    s.at('4m').ci('batch-2', 'success');
+    expect(s.status().batches[1]).toMatchObject({
+      status: { code: 'waiting_for_previous_batches' },
+      checks_summary: { passed: 1, total: 1 },
+      // batch-2 took 4 minutes: the median CI duration is now 4 minutes, so batch-1 is due at 09:04.
+      estimated_merge_at: '2026-11-02T09:04:00.000Z',
+    });
+  });
+
+  it('a bisected batch shows as bisecting with its sub-batches', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 4 }],
+      merge_queue: { max_parallel_checks: 2 },
+    });
+    s.queue(1, 2, 3, 4);
+    s.runUntilIdle({ ci: failIfContains(3), until: '15m' });
+    const [batch] = s.status().batches;
+    expect(batch?.status.code).toBe('bisecting');
+    expect(
+      batch?.sub_batches?.map((b) => [b.name, b.status.code, b.pull_requests.map((p) => p.number)]),
+    ).toEqual([
+      ['batch-1.1.2', 'running', [1, 2]],
+      ['batch-1.1.3', 'running', [1, 2, 3]],
+    ]);
+  });
+
+  it('the status of another base branch is empty', () => {
+    const s = scenario();
+    s.queue(1);
+    expect(s.status('release')).toEqual({
+      scope_queues: {},
+      batches: [],
+      waiting_pull_requests: [],
+      pause: null,
+    });
+  });
+});
+
+describe('estimated merge time', () => {
+  it('chains the median CI duration along the queue and is never earlier than now', () => {
+    const s = scenario({ merge_queue: { max_parallel_checks: 1 } });
+    s.queue(1, 2);
+    s.runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const lane = s.state.lanes[0]!;
+    expect(computeCiQuantile(s.state, 0.5)).toBe(DEFAULT_CI_SECONDS);
+    s.at('30m');
+    const [eta] = computeBatchEtas(s.state, lane, { now: new Date(s.now) });
+    expect(eta).toBe(s.now);
+  });
+
+  it('learns from recent CI durations and gives a p50/p90 range', () => {
+    const s = scenario();
+    s.queue(1).runUntilIdle({ ciDuration: '4m' });
+    s.queue(2).runUntilIdle({ ciDuration: '20m' });
+    s.queue(3).runUntilIdle({ ciDuration: '6m' });
+    expect(s.state.ciDurations).toEqual([240, 1200, 360]);
+    expect(computeCiQuantile(s.state, 0.5)).toBe(360);
+    expect(computeCiQuantile(s.state, 0.9)).toBe(1200);
+    s.queue(4).runUntilIdle({ ci: () => 'hang', until: '31m' });
+    const lane = s.state.lanes[0]!;
+    const started = Date.parse('2026-11-02T09:30:00Z');
+    expect(computeEtaRange(s.state, lane, new Date(s.now))).toEqual([
+      { p50: started + 360_000, p90: started + 1_200_000 },
+    ]);
+  });
+});
