@@ -14,6 +14,7 @@ import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
 import { registerPauseRoutes } from './routes/pause.route.ts';
+import { registerStatsRoutes } from './routes/stats.route.ts';
 import { registerStatusRoute } from './routes/status.route.ts';
 
 export interface ApiDependencies {
@@ -97,6 +98,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
           registerLogsRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerPauseRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerStatusRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+          registerStatsRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
         },
         { prefix: '/repos/:owner/:repository' },
       );

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { projectEvents } from '../stats/projection.ts';
 import type { Queryable, Tx } from './database.ts';
 
 /** An event as the store writes it; the caller has validated it against the shared schemas. */
@@ -44,6 +45,7 @@ const APPEND_CHUNK = 5_000;
 /**
  * Appends events in the caller's transaction, in the given order (ids increase with it).
  * The caller holds the repository lock, so ids also increase in commit order per repository.
+ * The statistics projections of the events are written in the same transaction.
  */
 export async function appendEvents(
   tx: Tx,
@@ -66,7 +68,9 @@ export async function appendEvents(
       ) WITH ORDINALITY AS t(type, received_at, trigger, pull_request, base_ref, metadata, n)
       ORDER BY t.n
       RETURNING id`.execute(tx);
-    for (const row of result.rows) ids.push(row.id);
+    const chunkIds = result.rows.map((row) => row.id);
+    for (const id of chunkIds) ids.push(id);
+    await projectEvents(tx, repositoryId, chunk, chunkIds);
   }
   return ids;
 }

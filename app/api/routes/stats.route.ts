@@ -1,0 +1,71 @@
+import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
+import {
+  resolveStatsWindow,
+  type StatsQuery,
+  statsEndpoints,
+  statsQuerySchemas,
+} from '../../../shared/schemas/stats-query.schema.ts';
+import { statsResponseSchemas } from '../../../shared/schemas/stats-response.schema.ts';
+import { loadStats, loadTimeToMerge, type PeriodEndpoint } from '../../stats/endpoints.ts';
+import { errorResponses } from '../error-responses.ts';
+import { ValidationError } from '../errors.ts';
+import type { RouteContext } from '../server.ts';
+import type { ZodApp } from '../zod-app.ts';
+
+const summaries: Record<(typeof statsEndpoints)[number], string> = {
+  time_to_merge: 'Mean and median time to merge per partition and queue rule',
+  merge_queue_checks_outcome: 'Checks outcomes over the period',
+  queues_checks_outcome_count: 'Checks outcomes by interval',
+  queues_entered_count: 'Pull requests entering queues by interval',
+  queues_merged_count: 'Pull requests merged by interval',
+  average_ci_runtime: 'CI runtime by interval',
+  average_queue_time: 'Idle time in queue by interval',
+  total_queue_time: 'Total time in queue by interval',
+  queue_size: 'Time-weighted queue size by interval',
+  running_speculative_checks: 'Time-weighted running speculative checks by interval',
+  batch_size: 'Batch sizes by interval',
+  batch_bisection: 'Bisections started and completed by interval',
+  checks_retries: 'Checks retries by interval',
+  failure_rate: 'Failure rate of queue sessions by interval',
+  queues_pr_exit_reasons: 'Queue-session exits by reason by interval',
+};
+
+/** `GET /stats/<endpoint>` for the 15 statistics: parse → one stats read → the contract's body. */
+export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
+  for (const endpoint of statsEndpoints) {
+    const schema = {
+      summary: summaries[endpoint],
+      tags: ['statistics'],
+      params: repoParamsSchema,
+      querystring: statsQuerySchemas[endpoint],
+      response: { 200: statsResponseSchemas[endpoint], ...errorResponses },
+    };
+    if (endpoint === 'time_to_merge') {
+      app.get(`/stats/${endpoint}`, { schema }, async (request) => {
+        const q = request.query as { at?: Date; branch?: string };
+        return loadTimeToMerge(ctx.store.db, {
+          repositoryId: request.repository.id,
+          at: q.at ?? ctx.now(),
+          branch: q.branch,
+        });
+      });
+      continue;
+    }
+    app.get(`/stats/${endpoint}`, { schema }, async (request) => {
+      const q = request.query as Partial<StatsQuery>;
+      const window = resolveStatsWindow(q, ctx.now());
+      if (!window.ok) throw new ValidationError([window.issue]);
+      return loadStats(endpoint as PeriodEndpoint, ctx.store.db, {
+        repositoryId: request.repository.id,
+        start: window.start,
+        end: window.end,
+        filters: {
+          baseRef: q.base_ref,
+          partitionName: q.partition_name,
+          queueName: q.queue_name,
+          priorityRuleName: endpoint === 'running_speculative_checks' ? undefined : q.priority_rule_name,
+        },
+      });
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import type { GroupKeys } from './projection-rows.ts';
+
+/*
+ * Shapes SQL rows (group keys, bucket start, figures) into the contract's groups: ordered by
+ * base_ref, partition, queue_name, priority_rule_name (code-unit order), buckets by start.
+ */
+
+export interface BucketRow {
+  bucket: string | number;
+}
+
+const SEP = '\u0000';
+
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function compareKeyLists(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] === undefined) return -1;
+    if (b[i] === undefined) return 1;
+    const c = compareText(a[i] as string, b[i] as string);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+export function isoSecond(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** `start`/`end` of the bucket starting at `epochSeconds`. */
+export function bucketBounds(epochSeconds: number, width: number): { start: string; end: string } {
+  return { start: isoSecond(epochSeconds), end: isoSecond(epochSeconds + width - 1) };
+}
+
+/**
+ * Groups rows by the key list `keysOf` returns, sorted by those keys; each group's buckets are
+ * `toBucket(row)` sorted by start then `order`.
+ */
+export function groupRows<R extends BucketRow, G, B extends { start: string }>(options: {
+  rows: readonly R[];
+  keysOf: (row: R) => string[];
+  makeGroup: (row: R, buckets: B[]) => G;
+  toBucket: (row: R, bounds: { start: string; end: string }) => B;
+  width: number;
+  order?: (a: B, b: B) => number;
+}): G[] {
+  const groups = new Map<string, { keys: string[]; first: R; buckets: B[] }>();
+  for (const row of options.rows) {
+    const keys = options.keysOf(row);
+    const id = keys.join(SEP);
+    let group = groups.get(id);
+    if (!group) {
+      group = { keys, first: row, buckets: [] };
+      groups.set(id, group);
+    }
+    group.buckets.push(options.toBucket(row, bucketBounds(Number(row.bucket), options.width)));
+  }
+  return [...groups.values()]
+    .sort((a, b) => compareKeyLists(a.keys, b.keys))
+    .map((g) => {
+      g.buckets.sort((a, b) => compareText(a.start, b.start) || (options.order?.(a, b) ?? 0));
+      return options.makeGroup(g.first, g.buckets);
+    });
+}
+
+export const keyList = (r: GroupKeys) => [r.base_ref, r.partition_name, r.queue_name, r.priority_rule_name];
+
+export const groupKeys = (r: GroupKeys): GroupKeys => ({
+  base_ref: r.base_ref,
+  partition_name: r.partition_name,
+  queue_name: r.queue_name,
+  priority_rule_name: r.priority_rule_name,
+});
