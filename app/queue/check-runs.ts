@@ -1,14 +1,13 @@
-import { orderLane } from './ordering.ts';
-import type { Batch, Lane, QueueState, Session } from './state.ts';
-import { findLane, putSession, type Transition } from './transition.ts';
+import { laneKey, orderLane } from './ordering.ts';
+import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
+import type { Transition } from './transition.ts';
 
 /** The title of a queued pull request's "Trainyard" check run: where it is and why. */
 export function renderCheckRunTitle(
   state: QueueState,
-  session: Session,
-  position: number,
-  batch: Batch | undefined,
+  params: { session: Session; position: number; batch: Batch | undefined },
 ): string {
+  const { session, position, batch } = params;
   const paused = state.pause.paused ? 'Queue paused — ' : '';
   if (batch !== undefined) return `${paused}${describeBatch(batch, session.number)}`;
   if (session.waitingForAhead !== null) {
@@ -38,35 +37,85 @@ function describeBatch(batch: Batch, number: number): string {
   }
 }
 
-/** Publishes the check run of every queued pull request whose title changed. */
-export function planCheckRuns(t: Transition): void {
-  const positions = new Map<string, Map<number, number>>();
-  const positionIn = (lane: Lane, number: number): number => {
-    const key = `${lane.base}\u0000${lane.partition}`;
-    let order = positions.get(key);
-    if (order === undefined) {
-      order = new Map(orderLane(t.state, lane).map((n, i) => [n, i + 1]));
-      positions.set(key, order);
-    }
-    return order.get(number) ?? 0;
-  };
-  for (const session of Object.values(t.state.sessions)) {
-    const partition = session.partitions[0]!;
-    const lane = findLane(t.state, session.base, partition) ?? { base: session.base, partition, batches: [] };
-    const batch = lane.batches.find((b) => b.numbers.includes(session.number));
-    const title = renderCheckRunTitle(t.state, session, positionIn(lane, session.number), batch);
-    if (title === session.checkRunTitle) continue;
-    const version = session.checkRunVersion + 1;
-    t.effects.push({
-      type: 'publish_check_run',
-      key: `publish_check_run:${session.sessionId}:${version}`,
-      number: session.number,
-      headSha: session.headSha,
-      status: batch === undefined ? 'queued' : 'in_progress',
-      conclusion: null,
-      title,
-      summary: `${title}. Queue rule ${session.queueName}, priority ${session.priorityAlias}, partitions ${session.partitions.join(', ')}.`,
-    });
-    putSession(t, { ...session, checkRunTitle: title, checkRunVersion: version });
+/**
+ * Titles of the check runs of a lane's pull requests (those whose first partition it is).
+ * Memoized on the lane and its ordered sessions: a lane nothing happened to costs nothing.
+ */
+const titlesMemo = new WeakMap<
+  Lane,
+  { sessions: readonly Session[]; paused: boolean; titles: Map<number, string> }
+>();
+
+function computeLaneTitles(state: QueueState, lane: Lane, sessions: readonly Session[]): Map<number, string> {
+  const memo = titlesMemo.get(lane);
+  if (memo !== undefined && memo.sessions === sessions && memo.paused === state.pause.paused)
+    return memo.titles;
+  const batchOf = new Map<number, Batch>();
+  for (const batch of lane.batches) for (const n of batch.numbers) batchOf.set(n, batch);
+  const positions = new Map(orderLane(state, lane).map((n, i) => [n, i + 1]));
+  const titles = new Map<number, string>();
+  for (const session of sessions) {
+    if (session.partitions[0] !== lane.partition) continue;
+    const position = positions.get(session.number) ?? 0;
+    titles.set(
+      session.number,
+      renderCheckRunTitle(state, { session, position, batch: batchOf.get(session.number) }),
+    );
   }
+  titlesMemo.set(lane, { sessions, paused: state.pause.paused, titles });
+  return titles;
+}
+
+/** Publishes the check run of every queued pull request whose title changed. */
+export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
+  const changes: Record<string, PublishedCheckRun> = {};
+  let changed = false;
+  for (const [key, sessions] of byLane) {
+    const first = sessions[0]!;
+    const partition = key.slice(key.indexOf('\u0000') + 1);
+    const lane = t.state.lanes.find((l) => laneKey(l) === key) ?? {
+      base: first.base,
+      partition,
+      batches: [],
+    };
+    for (const [number, title] of computeLaneTitles(t.state, lane, sessions)) {
+      const published = t.state.checkRuns[String(number)];
+      if (published?.title === title) continue;
+      const session = t.state.sessions[String(number)]!;
+      const version = (published?.version ?? 0) + 1;
+      const embarked = !title.includes('Waiting in queue') && !title.includes('Waiting for #');
+      t.effects.push({
+        type: 'publish_check_run',
+        key: `publish_check_run:${session.sessionId}:${version}`,
+        number,
+        headSha: session.headSha,
+        status: embarked ? 'in_progress' : 'queued',
+        conclusion: null,
+        title,
+        summary: `${title}. Queue rule ${session.queueName}, priority ${session.priorityAlias}, partitions ${session.partitions.join(', ')}.`,
+      });
+      changes[String(number)] = { title, version };
+      changed = true;
+    }
+  }
+  if (changed) t.state = { ...t.state, checkRuns: { ...t.state.checkRuns, ...changes } };
+}
+
+export function nextCheckRunVersion(t: Transition, number: number): number {
+  return (t.state.checkRuns[String(number)]?.version ?? 0) + 1;
+}
+
+export function recordCheckRun(t: Transition, number: number, published: PublishedCheckRun): void {
+  t.state = { ...t.state, checkRuns: { ...t.state.checkRuns, [String(number)]: published } };
+}
+
+/** `@trainyard refresh`: publish again at the end of the step. */
+export function forgetCheckRunTitle(t: Transition, number: number): void {
+  const published = t.state.checkRuns[String(number)];
+  if (published !== undefined) recordCheckRun(t, number, { ...published, title: null });
+}
+
+export function dropCheckRun(t: Transition, number: number): void {
+  const { [String(number)]: _gone, ...checkRuns } = t.state.checkRuns;
+  t.state = { ...t.state, checkRuns };
 }

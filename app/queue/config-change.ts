@@ -1,5 +1,6 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { abortBatchesFrom } from './abort.ts';
+import { nextCheckRunVersion, recordCheckRun } from './check-runs.ts';
 import { computeRunningChecks } from './embark.ts';
 import { computeFacts } from './facts.ts';
 import type { ConfigChanged, ConfigRejected } from './inputs.ts';
@@ -81,7 +82,7 @@ function stopExtraChecks(t: Transition): void {
 export function handleConfigRejected(t: Transition, input: ConfigRejected): void {
   const summary = input.errors.map((e) => `- ${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('\n');
   for (const session of Object.values(t.state.sessions)) {
-    const version = session.checkRunVersion + 1;
+    const version = nextCheckRunVersion(t, session.number);
     t.effects.push({
       type: 'publish_check_run',
       key: `publish_check_run:${session.sessionId}:${version}`,
@@ -92,6 +93,6 @@ export function handleConfigRejected(t: Transition, input: ConfigRejected): void
       title: 'Invalid .github/trainyard.yml: the last valid configuration is used',
       summary,
     });
-    putSession(t, { ...session, checkRunVersion: version, checkRunTitle: null });
+    recordCheckRun(t, session.number, { title: null, version });
   }
 }

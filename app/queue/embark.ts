@@ -1,6 +1,6 @@
 import type { QueueRule } from '../config/config.schema.ts';
 import { computeTestBranch } from './ids.ts';
-import { orderWaiting } from './ordering.ts';
+import { orderSessionsByLane, orderWaiting } from './ordering.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
 
@@ -36,10 +36,7 @@ export function computeRunningChecks(lane: Lane): number {
 export function planEmbarkAll(t: Transition): void {
   if (t.state.pause.paused) return;
   for (const lane of t.state.lanes) startWaitingSubBatches(t, lane);
-  const keys = new Set(
-    Object.values(t.state.sessions).flatMap((s) => s.partitions.map((p) => `${s.base}\u0000${p}`)),
-  );
-  for (const key of [...keys].sort()) {
+  for (const key of [...orderSessionsByLane(t.state).keys()].sort()) {
     const [base, partition] = key.split('\u0000') as [string, string];
     for (let guard = 0; guard < 128; guard++) {
       const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };

@@ -1,6 +1,7 @@
 import { computeConditionsOutcome, type EvaluationTree } from '../config/conditions/evaluate-conditions.ts';
 import type { QueueRule } from '../config/config.schema.ts';
 import { commandEvent } from './batch-events.ts';
+import { forgetCheckRunTitle } from './check-runs.ts';
 import { computeFacts } from './facts.ts';
 import type { CommandReceived, PullRequestSnapshot } from './inputs.ts';
 import { decidePartitions } from './partitions.ts';
@@ -76,8 +77,6 @@ export function enterQueue(t: Transition, pr: PullRequestSnapshot, rule: QueueRu
     waitingForAhead: null,
     freeze: { seconds: 0, since: null },
     schedule: { seconds: 0, since: null },
-    checkRunTitle: null,
-    checkRunVersion: 0,
   };
   putSession(t, session);
   emit(t, enterEvent(t, session));
@@ -91,7 +90,7 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
   const base = pr?.base ?? existing?.base ?? null;
   const meta = { author: input.author, comment_id: input.commentId };
   if (input.command === 'refresh') {
-    if (existing !== undefined) putSession(t, { ...existing, checkRunTitle: null });
+    if (existing !== undefined) forgetCheckRunTitle(t, existing.number);
     react(t, input, '+1');
     return null;
   }

@@ -6,16 +6,30 @@ import type { Transition } from './transition.ts';
 
 const SEP = '\u0000';
 
-/** Queue size per (base, partition, queue rule, priority rule): waiting plus embarked sessions. */
-export function computeSizes(state: QueueState): Record<string, number> {
-  const sizes: Record<string, number> = {};
-  for (const s of Object.values(state.sessions)) {
+export interface SessionsSummary {
+  /** Queue size per (base, partition, queue rule, priority rule): waiting plus embarked sessions. */
+  sizes: Record<string, number>;
+  anyHeld: boolean;
+  anyWaitingForAhead: boolean;
+}
+
+const summaryMemo = new WeakMap<object, SessionsSummary>();
+
+/** What every step wants to know about all sessions; memoized on the (immutable) sessions record. */
+export function summarizeSessions(sessions: QueueState['sessions']): SessionsSummary {
+  const memo = summaryMemo.get(sessions);
+  if (memo !== undefined) return memo;
+  const summary: SessionsSummary = { sizes: {}, anyHeld: false, anyWaitingForAhead: false };
+  for (const s of Object.values(sessions)) {
     for (const partition of s.partitions) {
       const key = [s.base, partition, s.queueName, s.priorityRuleName ?? ''].join(SEP);
-      sizes[key] = (sizes[key] ?? 0) + 1;
+      summary.sizes[key] = (summary.sizes[key] ?? 0) + 1;
     }
+    if (s.freeze.since !== null || s.schedule.since !== null) summary.anyHeld = true;
+    if (s.waitingForAhead !== null) summary.anyWaitingForAhead = true;
   }
-  return sizes;
+  summaryMemo.set(sessions, summary);
+  return summary;
 }
 
 /** Running checks per (base, partition, queue rule). */
@@ -32,7 +46,7 @@ export function computeRunning(state: QueueState): Record<string, number> {
 
 /** Emits `action.queue.change` and `action.queue.checks.change` for every gauge that moved. */
 export function planGauges(t: Transition): void {
-  const sizes = computeSizes(t.state);
+  const { sizes } = summarizeSessions(t.state.sessions);
   const running = computeRunning(t.state);
   const previous = t.state.gauges;
   for (const key of changedKeys(previous.sizes, sizes)) {

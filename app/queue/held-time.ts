@@ -1,8 +1,9 @@
 import { isWaitingForSchedule } from '../config/conditions/evaluate-conditions.ts';
 import { computeFacts } from './facts.ts';
 import { isFrozen } from './freeze.ts';
+import { summarizeSessions } from './gauges.ts';
 import type { HeldTime, Session } from './state.ts';
-import { putSession, secondsBetween, type Transition } from './transition.ts';
+import { putSessions, secondsBetween, type Transition } from './transition.ts';
 
 /**
  * Opens or closes each session's freeze and schedule periods, so that the leave event can
@@ -15,14 +16,17 @@ export function planHeldTime(t: Transition): void {
   const hasSchedules = t.state.config.queue_rules.some((r) =>
     JSON.stringify(r.merge_conditions).includes('"schedule"'),
   );
+  if (!hasFreezes && !hasSchedules && !summarizeSessions(t.state.sessions).anyHeld) return;
+  const updated: Session[] = [];
   for (const session of Object.values(t.state.sessions)) {
     const frozen = hasFreezes && isFrozen(t.state, session.number, t.now);
     const scheduled = hasSchedules && isOutsideSchedule(t, session);
     const freeze = toggle(session.freeze, frozen, t);
     const schedule = toggle(session.schedule, scheduled, t);
     if (freeze !== session.freeze || schedule !== session.schedule)
-      putSession(t, { ...session, freeze, schedule });
+      updated.push({ ...session, freeze, schedule });
   }
+  putSessions(t, updated);
 }
 
 function isOutsideSchedule(t: Transition, session: Session): boolean {

@@ -2,6 +2,7 @@ import type { LeaveCode } from '../../shared/schemas/event-outcome.ts';
 import type { AbortCode, Check } from '../../shared/schemas/event-parts.schema.ts';
 import { computeConditionsOutcome, type EvaluationTree } from '../config/conditions/evaluate-conditions.ts';
 import { abortBatchesFrom } from './abort.ts';
+import { dropCheckRun, nextCheckRunVersion } from './check-runs.ts';
 import { computeFacts } from './facts.ts';
 import { emit, headChecks, leaveEvent } from './queue-events.ts';
 import type { Session } from './state.ts';
@@ -39,6 +40,7 @@ export function leaveQueue(t: Transition, number: number, leave: Leave): void {
   );
   publishLeaveCheckRun(t, session, leave);
   dropSession(t, number);
+  dropCheckRun(t, number);
 }
 
 function releaseFromLanes(t: Transition, session: Session, leave: Leave): void {
@@ -70,7 +72,7 @@ function queueConditionsEvaluation(t: Transition, session: Session): EvaluationT
 function publishLeaveCheckRun(t: Transition, session: Session, leave: Leave): void {
   const merged = leave.merged ?? false;
   const title = merged ? 'Merged by the merge queue' : `Left the queue: ${leave.code}`;
-  const version = session.checkRunVersion + 1;
+  const version = nextCheckRunVersion(t, session.number);
   t.effects.push({
     type: 'publish_check_run',
     key: `publish_check_run:${session.sessionId}:${version}`,

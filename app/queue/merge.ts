@@ -170,6 +170,9 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
     evaluation: null,
     checks: checks.map(toCheck),
   });
+  // A merged pull request is closed: its snapshot is no longer needed (the webhook may not follow).
+  const { [String(input.number)]: _merged, ...pullRequests } = t.state.pullRequests;
+  t.state = { ...t.state, pullRequests };
 }
 
 function markMerged(t: Transition, lane: Lane, batch: Batch, run: TestRun, number: number): void {

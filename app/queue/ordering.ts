@@ -15,6 +15,47 @@ export function orderSessions(config: TrainyardConfig, sessions: readonly Sessio
   );
 }
 
+const SEP = '\u0000';
+
+/**
+ * Sessions of each lane (`base` + NUL + `partition`), in queue order. States are immutable, so
+ * the answer is memoized on the sessions record and the configuration it was ordered with.
+ */
+const byLaneMemo = new WeakMap<object, { config: TrainyardConfig; lanes: Map<string, Session[]> }>();
+
+let lastByLane: Map<string, Session[]> | null = null;
+
+export function orderSessionsByLane(state: QueueState): Map<string, Session[]> {
+  const memo = byLaneMemo.get(state.sessions);
+  if (memo !== undefined && memo.config === state.config) return memo.lanes;
+  const lanes = new Map<string, Session[]>();
+  for (const session of orderSessions(state.config, Object.values(state.sessions))) {
+    for (const partition of session.partitions) {
+      const key = `${session.base}${SEP}${partition}`;
+      const list = lanes.get(key);
+      if (list === undefined) lanes.set(key, [session]);
+      else list.push(session);
+    }
+  }
+  // Lanes whose sessions did not change keep their array, so memos keyed on it stay valid.
+  if (memo !== undefined || lastByLane !== null) {
+    const previous = memo?.lanes ?? lastByLane!;
+    for (const [key, list] of lanes) {
+      const before = previous.get(key);
+      if (before !== undefined && before.length === list.length && before.every((s, i) => s === list[i])) {
+        lanes.set(key, before);
+      }
+    }
+  }
+  lastByLane = lanes;
+  byLaneMemo.set(state.sessions, { config: state.config, lanes });
+  return lanes;
+}
+
+export function laneKey(lane: { base: string; partition: string }): string {
+  return `${lane.base}${SEP}${lane.partition}`;
+}
+
 /** Pull requests held by the lane's batches (bisected and merging ones included). */
 export function computeEmbarked(lane: Lane): Set<number> {
   return new Set(lane.batches.flatMap((batch) => batch.numbers));
@@ -23,10 +64,8 @@ export function computeEmbarked(lane: Lane): Set<number> {
 /** The lane's queued pull requests not in a batch, in queue order. */
 export function orderWaiting(state: QueueState, lane: Lane): Session[] {
   const embarked = computeEmbarked(lane);
-  const candidates = Object.values(state.sessions).filter(
-    (s) => s.base === lane.base && s.partitions.includes(lane.partition) && !embarked.has(s.number),
-  );
-  return orderSessions(state.config, candidates);
+  const sessions = orderSessionsByLane(state).get(laneKey(lane)) ?? [];
+  return embarked.size === 0 ? sessions : sessions.filter((s) => !embarked.has(s.number));
 }
 
 /** Every queued pull request of the lane, embarked first (batch order) then waiting. */

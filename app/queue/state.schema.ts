@@ -24,13 +24,15 @@ const configSchema = z.custom<TrainyardConfig>(
   { message: 'expected a normalized Trainyard configuration' },
 );
 
-const accountSchema = z.strictObject({
+const accountSchema = z.object({
   id: z.int(),
   login: z.string(),
   type: z.enum(['User', 'Organization', 'Bot', 'Mannequin', 'Enterprise']),
 });
 
-const snapshotSchema = z.strictObject({
+// The records with one entry per pull request use z.object (not strict): it parses much faster
+// (the store loads them at every step) and an unknown key cannot make the state inconsistent.
+const snapshotSchema = z.object({
   number: prNumber,
   title: z.string(),
   body: z.string(),
@@ -40,16 +42,16 @@ const snapshotSchema = z.strictObject({
   head: z.string(),
   headSha: z.string(),
   draft: z.boolean(),
-  labels: z.array(z.strictObject({ id: z.int(), name: z.string(), color: z.string(), default: z.boolean() })),
+  labels: z.array(z.object({ id: z.int(), name: z.string(), color: z.string(), default: z.boolean() })),
   files: z.array(z.string()),
   checkRuns: z.array(checkRunFactSchema),
   approvedReviewsBy: z.array(z.string()),
   changesRequestedReviewsBy: z.array(z.string()),
 });
 
-const heldSchema = z.strictObject({ seconds: z.int().min(0), since: iso.nullable() });
+const heldSchema = z.object({ seconds: z.int().min(0), since: iso.nullable() });
 
-const sessionSchema = z.strictObject({
+const sessionSchema = z.object({
   number: prNumber,
   sessionId: uuid,
   queueName: z.string(),
@@ -65,8 +67,6 @@ const sessionSchema = z.strictObject({
   waitingForAhead: z.array(prNumber).min(1).nullable(),
   freeze: heldSchema,
   schedule: heldSchema,
-  checkRunTitle: z.string().nullable(),
-  checkRunVersion: z.int().min(0),
 });
 
 const checkReportSchema = z.strictObject({
@@ -186,6 +186,7 @@ export const queueStateSchema = z
       sizes: z.record(z.string(), z.int().min(0)),
       running: z.record(z.string(), z.int().min(0)),
     }),
+    checkRuns: z.record(z.string(), z.object({ title: z.string().nullable(), version: z.int().min(1) })),
     wakeUpAt: iso.nullable(),
     counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
   })
@@ -252,6 +253,7 @@ export function initialState(config: TrainyardConfig): QueueState {
     freezes: [],
     ciDurations: [],
     gauges: { sizes: {}, running: {} },
+    checkRuns: {},
     wakeUpAt: null,
     counters: { session: 0, batch: 0 },
   };

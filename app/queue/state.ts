@@ -25,6 +25,11 @@ export interface QueueState {
   ciDurations: number[];
   /** Last emitted gauge values, so `action.queue.change` / `checks.change` go out on change only. */
   gauges: { sizes: Record<string, number>; running: Record<string, number> };
+  /**
+   * The "Trainyard" check run last published per queued pull request (by number), to publish on
+   * change only. Kept apart from sessions so that publishing does not touch them.
+   */
+  checkRuns: Record<string, PublishedCheckRun>;
   /** The wake-up last asked for (one timer per repository: the earliest deadline). */
   wakeUpAt: string | null;
   counters: { session: number; batch: number };
@@ -49,9 +54,13 @@ export interface Session {
   waitingForAhead: number[] | null;
   freeze: HeldTime;
   schedule: HeldTime;
-  /** The title of the "Trainyard" check run last published, to publish on change only. */
-  checkRunTitle: string | null;
-  checkRunVersion: number;
+}
+
+export interface PublishedCheckRun {
+  /** null: publish again at the next step (refresh, configuration error). */
+  title: string | null;
+  /** Grows with every publication: part of the effect key. */
+  version: number;
 }
 
 /** Time spent held (by a freeze or a schedule): closed periods plus the open one. */

@@ -12,11 +12,12 @@ import {
 } from './external.ts';
 import { planFailures } from './failure.ts';
 import { handleFreezeDeleted, handleFreezeSaved } from './freeze.ts';
-import { planGauges } from './gauges.ts';
+import { planGauges, summarizeSessions } from './gauges.ts';
 import { planHeldTime } from './held-time.ts';
 import type { QueueInput } from './inputs.ts';
 import { leaveQueue } from './leave.ts';
 import { handleMergeCompleted, handleMergeFailed, planMerges } from './merge.ts';
+import { orderSessionsByLane } from './ordering.ts';
 import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
@@ -123,12 +124,13 @@ function settle(t: Transition): void {
   planEmbarkAll(t);
   planHeldTime(t);
   planGauges(t);
-  planCheckRuns(t);
+  planCheckRuns(t, orderSessionsByLane(t.state));
   planWakeUp(t);
 }
 
 /** CONFLICT_WITH_PULL_AHEAD ends when every pull request it waited for has left. */
 function releaseConflictWaits(t: Transition): void {
+  if (!summarizeSessions(t.state.sessions).anyWaitingForAhead) return;
   for (const session of Object.values(t.state.sessions)) {
     if (session.waitingForAhead === null) continue;
     const still = session.waitingForAhead.filter((n) => t.state.sessions[String(n)] !== undefined);

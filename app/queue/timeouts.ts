@@ -2,9 +2,10 @@ import { nextConditionsChange } from '../config/conditions/evaluate-conditions.t
 import { computeFillDeadline, requestTestBranch } from './embark.ts';
 import { computeNextFreezeChange } from './freeze.ts';
 import { locateAllTesting } from './locate.ts';
+import { orderSessionsByLane } from './ordering.ts';
 import { decideTrialResult, putTrial } from './results.ts';
 import type { Batch, Lane, SubBatch, Trial } from './state.ts';
-import type { Transition } from './transition.ts';
+import { findLane, type Transition } from './transition.ts';
 
 const WAKE_UP_KEY = 'schedule_wake_up:queue';
 
@@ -87,17 +88,11 @@ export function computeDeadlines(t: Transition): number[] {
 
 function computeFillDeadlines(t: Transition): number[] {
   if (t.state.pause.paused) return [];
-  const lanes = new Map<string, Lane>();
-  for (const s of Object.values(t.state.sessions)) {
-    for (const partition of s.partitions) {
-      const key = `${s.base}\u0000${partition}`;
-      if (!lanes.has(key)) {
-        const lane = t.state.lanes.find((l) => l.base === s.base && l.partition === partition);
-        lanes.set(key, lane ?? { base: s.base, partition, batches: [] });
-      }
-    }
-  }
-  return [...lanes.values()].flatMap((lane) => computeFillDeadline(t, lane) ?? []);
+  return [...orderSessionsByLane(t.state).keys()].flatMap((key) => {
+    const [base, partition] = key.split('\u0000') as [string, string];
+    const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };
+    return computeFillDeadline(t, lane) ?? [];
+  });
 }
 
 /** One timer per repository: asks for a wake-up at the earliest deadline when it changed. */

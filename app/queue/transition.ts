@@ -39,6 +39,14 @@ export function putSession(t: Transition, session: Session): void {
   t.state = { ...t.state, sessions: { ...t.state.sessions, [String(session.number)]: session } };
 }
 
+/** Replaces several sessions with one copy of the record (a step may touch hundreds). */
+export function putSessions(t: Transition, sessions: readonly Session[]): void {
+  if (sessions.length === 0) return;
+  const next = { ...t.state.sessions };
+  for (const session of sessions) next[String(session.number)] = session;
+  t.state = { ...t.state, sessions: next };
+}
+
 export function dropSession(t: Transition, number: number): void {
   const { [String(number)]: _gone, ...sessions } = t.state.sessions;
   t.state = { ...t.state, sessions };
