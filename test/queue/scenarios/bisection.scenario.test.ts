@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { NewEventOf } from '../../../shared/schemas/event.schema.ts';
 import { failIfContains, scenario } from '../support/scenario.ts';
+
+const bisectionEnds = (s: ReturnType<typeof scenario>) =>
+  s
+    .events('action.queue.batch_bisection_end')
+    .map((e) => (e as NewEventOf<'action.queue.batch_bisection_end'>).metadata);
 
 describe('bisection', () => {
   it('one bad PR in a batch of 6 is found with 3 parallel checks', () => {
@@ -109,5 +115,78 @@ describe('bisection', () => {
       40m    base_branch_moved main=main-5
       "
     `);
+  });
+
+  it('the split is announced with its depth, size and number of sub-batches, then resolved with the culprit', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 6 }],
+      merge_queue: { max_parallel_checks: 3 },
+    });
+    s.queue(1, 2, 3, 4, 5, 6).runUntilIdle({ ci: failIfContains(4) });
+    const starts = s.events(
+      'action.queue.batch_bisection_start',
+    ) as NewEventOf<'action.queue.batch_bisection_start'>[];
+    expect(starts.map((e) => e.metadata)).toEqual([
+      expect.objectContaining({
+        original_batch_pr_numbers: [1, 2, 3, 4, 5, 6],
+        batch_size_before_split: 6,
+        number_of_sub_batches: 3,
+        bisection_depth: 1,
+        is_top_level: true,
+        partition_name: '__default__',
+        queue_name: 'default',
+      }),
+      expect.objectContaining({
+        batch_size_before_split: 2,
+        number_of_sub_batches: 1,
+        bisection_depth: 2,
+        is_top_level: false,
+      }),
+    ]);
+    expect(bisectionEnds(s)).toEqual([
+      expect.objectContaining({
+        culprit_found: true,
+        culprit_pr_numbers: [4],
+        remaining_pr_numbers: [1, 2, 3, 5, 6],
+        max_failure_resolution_reached: false,
+      }),
+    ]);
+  });
+
+  it('with one parallel check the two probes of a round run one after the other', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 4 }],
+      merge_queue: { max_parallel_checks: 1 },
+    });
+    s.queue(1, 2, 3, 4).runUntilIdle({ ci: failIfContains(2) });
+    const running = s
+      .events('action.queue.checks.change')
+      .map((e) => (e as NewEventOf<'action.queue.checks.change'>).metadata.running_checks);
+    expect(Math.max(...running)).toBe(1);
+    expect(bisectionEnds(s).map((e) => e.culprit_pr_numbers)).toEqual([[2]]);
+    expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([1, 3, 4]);
+  });
+
+  it('a culprit at the head of the batch: nothing merges from the bisection, the rest is re-batched', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 5 }],
+      merge_queue: { max_parallel_checks: 2 },
+    });
+    s.queue(1, 2, 3, 4, 5).runUntilIdle({ ci: failIfContains(1) });
+    expect(bisectionEnds(s).map((e) => [e.culprit_pr_numbers, e.remaining_pr_numbers])).toEqual([
+      [[1], [2, 3, 4, 5]],
+    ]);
+    expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([2, 3, 4, 5]);
+  });
+
+  it('a probe that times out counts as failing', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 3, checks_timeout: '15m' }],
+      merge_queue: { max_parallel_checks: 2 },
+    });
+    s.queue(1, 2, 3).runUntilIdle({
+      ci: (numbers) => (numbers.includes(2) ? (numbers.length === 3 ? 'failure' : 'hang') : 'success'),
+    });
+    expect(bisectionEnds(s).map((e) => e.culprit_pr_numbers)).toEqual([[2]]);
   });
 });
