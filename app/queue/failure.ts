@@ -1,6 +1,8 @@
 import { abortBatchesFrom, cancelRun, closeDraft } from './abort.ts';
 import { startBisection } from './bisection.ts';
+import { computeBatchOutcome } from './checks.ts';
 import { leaveQueue } from './leave.ts';
+import { toCheck } from './queue-events.ts';
 import { decideRetry, retryBatch } from './retries.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -77,7 +79,21 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
   const detail = timedOut
     ? `checks of ${batch.name} did not finish in time`
     : `${batch.name} failed${unsuccessful.length > 0 ? `: ${unsuccessful.join(', ')}` : ''}`;
-  for (const number of batch.numbers) leaveQueue(t, number, { code, detail });
+  // The leave shows why: the merge conditions as evaluated on the failed run.
+  const { evaluations } = computeBatchOutcome(t.state, {
+    rule,
+    numbers: batch.numbers,
+    checks: run.checks,
+    now: t.now,
+  });
+  for (const number of batch.numbers) {
+    leaveQueue(t, number, {
+      code,
+      detail,
+      evaluation: evaluations[String(number)] ?? null,
+      checks: run.checks.map(toCheck),
+    });
+  }
   return 'dropped';
 }
 

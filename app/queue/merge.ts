@@ -164,10 +164,17 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
   }
   recordOwnSha(t, session.base, input.sha);
   emit(t, mergedEvent(t, session));
+  const rule = t.state.config.queue_rules.find((r) => r.name === session.queueName);
+  const evaluation =
+    rule === undefined
+      ? null
+      : (computeBatchOutcome(t.state, { rule, numbers: [input.number], checks, now: t.now }).evaluations[
+          String(input.number)
+        ] ?? null);
   leaveQueue(t, input.number, {
     code: 'PR_MERGED',
     merged: true,
-    evaluation: null,
+    evaluation,
     checks: checks.map(toCheck),
   });
   // A merged pull request is closed: its snapshot is no longer needed (the webhook may not follow).

@@ -161,6 +161,13 @@ describe('batches and speculative checks', () => {
       pull_request_head_sha: 'pr-1-head',
     });
     expect(leave.metadata.checks.map((c) => [c.name, c.state])).toEqual([['ci', 'success']]);
+    expect(leave.metadata.conditions_evaluation).toMatchObject({
+      match: true,
+      label: 'all of',
+      subconditions: [
+        { match: true, label: 'check-success=ci', attribute_name: 'check-success', operator: '=' },
+      ],
+    });
     const gauges = s
       .events('action.queue.checks.change')
       .map((e) => e.type === 'action.queue.checks.change' && e.metadata.running_checks);
