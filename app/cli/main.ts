@@ -1,10 +1,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ownerSchema, repositoryNameSchema } from '../../shared/schemas/common.schema.ts';
 import { readSettings } from '../settings.ts';
+import { rebuildStatsProjections } from '../stats/projection.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
 import { DataDirLockedError } from '../store/data-dir-lock.ts';
 import { openStore, type Store } from '../store/database.ts';
-import { ensureRepository, listRepositories } from '../store/repositories.ts';
+import { ensureRepository, findRepository, listRepositories } from '../store/repositories.ts';
 import { importEvents } from './import-events.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
@@ -132,6 +133,35 @@ program
         `Imported ${report.imported} events into ${opts.repository.owner}/${opts.repository.name} ` +
           `in ${seconds.toFixed(1)} s.\n`,
       );
+    });
+  });
+
+program
+  .command('stats')
+  .description('statistics')
+  .command('rebuild')
+  .description('recompute the statistics projections from the event log')
+  .option('--repository <owner/name>', 'only this repository (default: every repository)', parseFullName)
+  .action(async (opts: { repository?: { owner: string; name: string } }) => {
+    await withStore(async (store) => {
+      let targets = await listRepositories(store.db);
+      if (opts.repository) {
+        const found = await findRepository(store.db, opts.repository.owner, opts.repository.name);
+        if (!found) {
+          process.stderr.write(`Unknown repository ${opts.repository.owner}/${opts.repository.name}.\n`);
+          process.exitCode = 1;
+          return;
+        }
+        targets = [found];
+      }
+      for (const repo of targets) {
+        const started = performance.now();
+        const replayed = await rebuildStatsProjections(store.db, repo.id);
+        const seconds = (performance.now() - started) / 1000;
+        process.stdout.write(
+          `${repo.fullName}: replayed ${replayed} queue events in ${seconds.toFixed(1)} s.\n`,
+        );
+      }
     });
   });
 
