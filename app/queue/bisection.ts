@@ -1,9 +1,9 @@
-import { closeDraft } from './abort.ts';
+import { cancelRun, closeDraft } from './abort.ts';
 import { bisectionEndEvent, bisectionStartEvent, computeBisectionSubject } from './batch-events.ts';
 import { leaveQueue } from './leave.ts';
 import { emit } from './queue-events.ts';
 import type { Batch, Bisection, Lane, SubBatch, TestRun } from './state.ts';
-import { computeSubBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
+import { abortEnding, computeSubBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
 import { commonOf, currentLane, putLane, type Transition } from './transition.ts';
 
 /**
@@ -67,10 +67,11 @@ export function planBisectionProgress(t: Transition): void {
     const batch = lane.batches.find((b) => b.phase === 'bisecting');
     if (batch === undefined || batch.phase !== 'bisecting') continue;
     const { bisection } = batch;
-    if (!bisection.subBatches.every((s) => s.trial.phase === 'passed' || s.trial.phase === 'failed'))
-      continue;
     const failing = bisection.subBatches.filter((s) => s.trial.phase === 'failed').map((s) => s.length);
     const hi = Math.min(bisection.hi, ...failing);
+    // The round is decided once every probe shorter than the shortest failing one is known:
+    // the longer probes can no longer change the answer.
+    if (!bisection.subBatches.every((s) => s.length >= hi || isDone(s))) continue;
     const adopted = bisection.subBatches
       .filter((s) => s.trial.phase === 'passed' && s.length < hi && s.length > bisection.lo)
       .sort((a, b) => b.length - a.length)[0];
@@ -87,7 +88,11 @@ export function planBisectionProgress(t: Transition): void {
   }
 }
 
-/** Ends the round's probes (passing ones end now unless adopted as the prefix that will merge). */
+/** Ends the round's probes: passing ones now unless adopted as the prefix that will merge, running ones aborted. */
+function isDone(sub: SubBatch): boolean {
+  return sub.trial.phase === 'passed' || sub.trial.phase === 'failed';
+}
+
 function closeRound(
   t: Transition,
   params: { lane: Lane; batch: Batch & { phase: 'bisecting' }; adopted: SubBatch | undefined },
@@ -101,9 +106,18 @@ function closeRound(
   ];
   for (const sub of dropped) {
     if (sub.id === keep?.id) continue;
-    if (sub.trial.phase === 'passed') {
-      const unit = computeSubBatchUnit(lane, batch, sub, sub.trial.run);
-      emitChecksEnd(t, unit, batch.numbers.slice(0, sub.length), successEnding(sub.trial.run.checks));
+    const unit = computeSubBatchUnit(
+      lane,
+      batch,
+      sub,
+      sub.trial.phase === 'passed' || sub.trial.phase === 'testing' ? sub.trial.run : null,
+    );
+    const numbers = batch.numbers.slice(0, sub.length);
+    if (sub.trial.phase === 'passed') emitChecksEnd(t, unit, numbers, successEnding(sub.trial.run.checks));
+    if (sub.trial.phase === 'testing') {
+      const reason = 'a shorter prefix failed: this probe no longer matters';
+      emitChecksEnd(t, unit, numbers, abortEnding(sub.trial.run, 'BATCH_AHEAD_FAILED', reason, 'REEMBARKED'));
+      cancelRun(t, sub.id, sub.trial.run);
     }
     if (sub.trial.phase !== 'waiting')
       closeDraft(t, sub.id, sub.trial.phase === 'preparing' ? null : sub.trial.run);

@@ -41,12 +41,13 @@ describe('bisection', () => {
       20m    checks_reported test-batch-1.1.2-1 ci=success
       20m    checks_reported test-batch-1.1.4-1 ci=failure
                action.queue.checks_end #1,#2,#3,#4 batch-1.1.4 failure
-      20m    checks_reported test-batch-1.1.5-1 ci=failure
-               action.queue.checks_end #1,#2,#3,#4,#5 batch-1.1.5 failure
+               action.queue.checks_end #1,#2,#3,#4,#5 batch-1.1.5 BATCH_AHEAD_FAILED REEMBARKED
                action.queue.batch_bisection_start #1 depth=2 sub_batches=1 size=2
                → close_draft_pr batch-1.1.4
+               → cancel_checks batch-1.1.5
                → close_draft_pr batch-1.1.5
                → prepare_test_branch batch-1.2.3 [#1,#2,#3]
+      20m    checks_reported test-batch-1.1.5-1 ci=failure
       20m    test_branch_prepared batch-1.2.3 (attempt 1) sha=test-batch-1.2.3-1
                action.queue.checks_start #1,#2,#3 batch-1.2.3 [#1,#2,#3]
       30m    checks_reported test-batch-1.2.3-1 ci=success
