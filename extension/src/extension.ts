@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import { ApiSession } from './api-session.ts';
+import type { CommandContext } from './commands/command-context.ts';
+import * as copyEvent from './commands/copy-event.ts';
+import * as credentialCommands from './commands/credentials.ts';
+import * as filterLog from './commands/filter-log.ts';
+import * as openPullRequest from './commands/open-pull-request.ts';
+import * as pause from './commands/pause.ts';
+import * as refresh from './commands/refresh.ts';
+import * as selectRepository from './commands/select-repository.ts';
+import * as unpause from './commands/unpause.ts';
+import { CredentialStore } from './credentials.ts';
+import { EventLogModel } from './event-log/event-log-model.ts';
+import { EventLogTreeProvider } from './event-log/event-log-tree-provider.ts';
+import { commandIds, openContainerCommand, viewIds } from './ids.ts';
+import { QueueModel } from './queue/queue-model.ts';
+import { QueueTreeProvider } from './queue/queue-tree-provider.ts';
+import { QueueStatusBar } from './status-bar.ts';
+import type { TreeNode } from './tree-node.ts';
+
+/** What activate() returns: the extension's parts, for tests and other extensions. */
+export interface TrainyardApi {
+  credentials: CredentialStore;
+  session: ApiSession;
+  queue: QueueModel;
+  queueTree: QueueTreeProvider;
+  queueView: vscode.TreeView<TreeNode>;
+  eventLog: EventLogModel;
+  eventLogTree: EventLogTreeProvider;
+  eventLogView: vscode.TreeView<TreeNode>;
+  statusBar: QueueStatusBar;
+}
+
+/** Constructs and registers; no I/O beyond the first refresh. */
+export function activate(context: vscode.ExtensionContext): TrainyardApi {
+  const own = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
+  const credentials = own(new CredentialStore(context.secrets));
+  const session = own(new ApiSession(credentials));
+  const queue = own(new QueueModel(session));
+  const eventLog = own(new EventLogModel(session));
+  const queueTree = own(new QueueTreeProvider(queue));
+  const eventLogTree = own(new EventLogTreeProvider(eventLog));
+  const queueView = own(vscode.window.createTreeView(viewIds.mergeQueue, { treeDataProvider: queueTree }));
+  const eventLogView = own(
+    vscode.window.createTreeView(viewIds.eventLog, { treeDataProvider: eventLogTree, showCollapseAll: true }),
+  );
+  const statusBar = own(new QueueStatusBar(queue));
+
+  // Problems in words above the (empty) tree; viewsWelcome offers the actions.
+  own(
+    queue.onDidChange((s) => {
+      queueView.message = s.kind === 'problem' ? s.problem.message : undefined;
+    }),
+  );
+  own(
+    eventLog.onDidChange(() => {
+      const f = eventLog.filter;
+      const parts = [
+        f.types.length ? `types: ${f.types.join(', ')}` : null,
+        f.pullRequest !== null ? `pull request #${f.pullRequest}` : null,
+      ].filter(Boolean);
+      eventLogView.message = eventLog.problem
+        ? eventLog.problem.message
+        : parts.length
+          ? `Filtered by ${parts.join('; ')}`
+          : undefined;
+    }),
+  );
+  // Poll only while a view is visible.
+  own(queueView.onDidChangeVisibility((e) => queue.setVisible(viewIds.mergeQueue, e.visible)));
+  own(eventLogView.onDidChangeVisibility((e) => eventLog.setVisible(e.visible)));
+  if (queueView.visible) queue.setVisible(viewIds.mergeQueue, true);
+  if (eventLogView.visible) eventLog.setVisible(true);
+
+  const ctx: CommandContext = { session, credentials, queue, eventLog };
+  for (const command of [
+    pause,
+    unpause,
+    refresh,
+    selectRepository,
+    filterLog,
+    openPullRequest,
+    copyEvent,
+    credentialCommands,
+  ]) {
+    own(command.register(ctx));
+  }
+  own(
+    vscode.commands.registerCommand(commandIds.showView, () =>
+      vscode.commands.executeCommand(openContainerCommand),
+    ),
+  );
+
+  // The status bar shows the state even while the views are hidden: one fetch at start.
+  void queue.refresh();
+  return {
+    credentials,
+    session,
+    queue,
+    queueTree,
+    queueView,
+    eventLog,
+    eventLogTree,
+    eventLogView,
+    statusBar,
+  };
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,31 @@
+import * as vscode from 'vscode';
+import type { Batch } from '../../../../shared/schemas/merge-queue.schema.ts';
+import type { TreeNode } from '../../tree-node.ts';
+import { BatchNode } from './batch-node.ts';
+
+export const DEFAULT_SCOPE = '__default__';
+
+/** One partition (or scope) and its batches, head first. */
+export class PartitionNode implements TreeNode {
+  constructor(
+    private readonly repository: string,
+    readonly scope: string,
+    readonly batches: Batch[],
+  ) {}
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(
+      this.scope === DEFAULT_SCOPE ? 'Queue' : `Partition ${this.scope}`,
+      this.batches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `${this.repository}/scope/${this.scope}`;
+    item.description = this.batches.length === 1 ? '1 batch' : `${this.batches.length} batches`;
+    item.iconPath = new vscode.ThemeIcon('list-ordered');
+    item.contextValue = 'partition';
+    return item;
+  }
+
+  getChildren(): TreeNode[] {
+    return this.batches.map((b) => new BatchNode(b, `${this.repository}/scope/${this.scope}`));
+  }
+}

@@ -1,0 +1,138 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { configureForTestServer, find, rows, serverClient, stub, testServer } from './support.ts';
+
+describe('Merge Queue view against the real server', () => {
+  before(async () => {
+    await configureForTestServer();
+  });
+
+  it('shows the repository, the pause state, the partitions and the waiting pull requests', async () => {
+    const api = await configureForTestServer();
+    assert.equal(api.queue.snapshot.kind, 'ok');
+    const root = await rows(api.queueTree);
+    assert.equal(root[0]?.label, 'acme/app');
+    assert.match(root[0]!.description, /^Status: /);
+    find(root, 'Not paused');
+    find(root, 'Queue');
+    find(root, 'Waiting');
+  });
+
+  it('shows the engine’s batches in order, a bisecting batch with its sub-batches, and their pull requests', async function () {
+    const server = testServer();
+    if (!server.servesQueueState) {
+      // The status route still serves an empty queue (it does not read the engine's stored state yet).
+      console.log(
+        `skipped: the status route serves no batches yet${server.queueStateSaveError ? `; saving the engine state failed: ${server.queueStateSaveError}` : ''}`,
+      );
+      this.skip();
+    }
+    const api = await configureForTestServer();
+    const root = await rows(api.queueTree);
+    const queue = find(root, 'Queue');
+    const batches = await rows(api.queueTree, queue.node);
+    assert.deepEqual(
+      batches.map((b) => b.label),
+      server.expected.batches.map((b) => b.name),
+    );
+    for (const [i, expected] of server.expected.batches.entries()) {
+      const batch = batches[i]!;
+      assert.match(
+        batch.description,
+        new RegExp(`^${expected.status.replaceAll('_', ' ')} · \\d+/\\d+ checks · `),
+      );
+      const children = await rows(api.queueTree, batch.node);
+      assert.deepEqual(
+        children.map((c) => c.label.split(' ')[0]),
+        [...expected.subBatches, ...expected.pullRequests.map((n) => `#${n}`)],
+      );
+      const pr = children.find((c) => c.label.startsWith('#'))!;
+      assert.match(pr.description, /^alice · \w+ · queued /);
+      assert.equal(pr.item.command?.command, 'trainyard.openPullRequest');
+      assert.equal(pr.item.contextValue, 'pr:batch');
+    }
+    const waiting = await rows(api.queueTree, find(root, 'Waiting').node);
+    assert.deepEqual(
+      waiting.map((w) => Number(w.label.split(' ')[0]!.slice(1))),
+      server.expected.waiting,
+    );
+    assert.match(api.statusBar.item.text, /Trainyard: \d+ batch(es)? running/);
+  });
+
+  it('Pause queue validates the reason before sending, and the pause reaches the server and the tree', async () => {
+    const api = await configureForTestServer();
+    let options: vscode.InputBoxOptions | undefined;
+    const input = stub(vscode.window, 'showInputBox', (async (o?: vscode.InputBoxOptions) => {
+      options = o;
+      return 'deploy freeze';
+    }) as typeof vscode.window.showInputBox);
+    try {
+      assert.equal(await vscode.commands.executeCommand('trainyard.pause'), true);
+    } finally {
+      input.restore();
+    }
+    assert.equal(options?.prompt, 'Why pause the queue?');
+    const validate = options!.validateInput!;
+    assert.match(String(validate('')), /required/);
+    assert.match(String(validate('   ')), /required/);
+    assert.match(String(validate('x'.repeat(256))), /At most 255/);
+    assert.equal(validate('x'.repeat(255)), undefined);
+
+    const record = await serverClient().readPause('acme', 'app');
+    assert.equal(record?.reason, 'deploy freeze');
+    const root = await rows(api.queueTree);
+    const pause = find(root, 'Paused: deploy freeze');
+    assert.match(pause.description, /^since /);
+    assert.equal(pause.item.contextValue, 'pause:paused');
+    assert.equal(root[0]!.description, 'Status: paused');
+    assert.match(api.statusBar.item.text, /Trainyard: paused/);
+  });
+
+  it('an invalid reason is refused without a request; a new reason replaces the old one', async () => {
+    const api = await configureForTestServer();
+    const errors: string[] = [];
+    const error = stub(vscode.window, 'showErrorMessage', (async (m: string) => {
+      errors.push(m);
+      return undefined;
+    }) as typeof vscode.window.showErrorMessage);
+    try {
+      assert.equal(await vscode.commands.executeCommand('trainyard.pause', 'x'.repeat(256)), false);
+      assert.equal(await vscode.commands.executeCommand('trainyard.pause', '  '), false);
+    } finally {
+      error.restore();
+    }
+    assert.equal(errors.length, 2);
+    assert.equal((await serverClient().readPause('acme', 'app'))?.reason, 'deploy freeze');
+    assert.equal(await vscode.commands.executeCommand('trainyard.pause', 'release 2.0 freeze'), true);
+    assert.equal((await serverClient().readPause('acme', 'app'))?.reason, 'release 2.0 freeze');
+    find(await rows(api.queueTree), 'Paused: release 2.0 freeze');
+  });
+
+  it('Unpause queue asks for confirmation; cancelled, nothing changes; confirmed, the server unpauses', async () => {
+    const api = await configureForTestServer();
+    let answer: string | undefined;
+    let modal: boolean | undefined;
+    const warning = stub(vscode.window, 'showWarningMessage', (async (
+      _message: string,
+      options: vscode.MessageOptions,
+    ) => {
+      modal = options.modal;
+      return answer;
+    }) as unknown as typeof vscode.window.showWarningMessage);
+    try {
+      answer = undefined;
+      assert.equal(await vscode.commands.executeCommand('trainyard.unpause'), false);
+      assert.notEqual(await serverClient().readPause('acme', 'app'), null);
+      answer = 'Unpause';
+      assert.equal(await vscode.commands.executeCommand('trainyard.unpause'), true);
+    } finally {
+      warning.restore();
+    }
+    assert.equal(modal, true);
+    assert.equal(await serverClient().readPause('acme', 'app'), null);
+    const root = await rows(api.queueTree);
+    find(root, 'Not paused');
+    assert.notEqual(root[0]!.description, 'Status: paused');
+    assert.doesNotMatch(api.statusBar.item.text, /paused/);
+  });
+});

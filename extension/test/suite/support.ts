@@ -1,0 +1,96 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { ApiClient } from '../../../shared/client/api-client.ts';
+import type { TrainyardApi } from '../../src/extension.ts';
+import type { TreeNode } from '../../src/tree-node.ts';
+
+/** What test/support/extension-server.ts printed (passed through code-server's environment). */
+export interface TestServer {
+  url: string;
+  adminKey: string;
+  readKey: string;
+  repository: string;
+  eventCount: number;
+  servesQueueState: boolean;
+  queueStateSaveError: string | null;
+  expected: {
+    batches: { name: string; status: string; pullRequests: number[]; subBatches: string[] }[];
+    waiting: number[];
+  };
+}
+
+export function testServer(): TestServer {
+  const text = process.env.TRAINYARD_TEST_SERVER;
+  assert.ok(text, 'TRAINYARD_TEST_SERVER is not set: run the tests with extension/scripts/run-ext-tests.mjs');
+  return JSON.parse(text) as TestServer;
+}
+
+export const EXTENSION_ID = 'trainyard.trainyard-vscode';
+
+export async function extensionApi(): Promise<TrainyardApi> {
+  const ext = vscode.extensions.getExtension<TrainyardApi>(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not loaded`);
+  return ext.isActive ? ext.exports : await ext.activate();
+}
+
+/** A client of the server, for checking what the extension did (not how the extension talks). */
+export function serverClient(key = testServer().adminKey): ApiClient {
+  return new ApiClient({ baseUrl: testServer().url, token: () => key });
+}
+
+export interface Row {
+  label: string;
+  description: string;
+  node: TreeNode;
+  item: vscode.TreeItem;
+}
+
+/** What the user sees: each child's label and description. */
+export async function rows(provider: vscode.TreeDataProvider<TreeNode>, parent?: TreeNode): Promise<Row[]> {
+  const children = (await provider.getChildren(parent)) ?? [];
+  return Promise.all(
+    children.map(async (node) => {
+      const item = await provider.getTreeItem(node);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      const description = typeof item.description === 'string' ? item.description : '';
+      return { label, description, node, item };
+    }),
+  );
+}
+
+export function find(list: Row[], label: string | RegExp): Row {
+  const row = list.find((r) => (typeof label === 'string' ? r.label === label : label.test(r.label)));
+  assert.ok(row, `no row ${label} among ${JSON.stringify(list.map((r) => r.label))}`);
+  return row;
+}
+
+/** Replaces a function of a (vscode) object until restore() — the real API otherwise. */
+export function stub<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  value: T[K],
+): { restore(): void } {
+  const original = target[key];
+  (target as Record<K, T[K]>)[key] = value;
+  return {
+    restore() {
+      (target as Record<K, T[K]>)[key] = original;
+    },
+  };
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('trainyard').update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+/** The state the other suites start from: the test server, acme/app, the admin key. */
+export async function configureForTestServer(): Promise<TrainyardApi> {
+  const api = await extensionApi();
+  const server = testServer();
+  await setSetting('apiUrl', server.url);
+  await setSetting('eventLog.pageSize', 10);
+  await vscode.commands.executeCommand('trainyard.selectRepository', server.repository);
+  await vscode.commands.executeCommand('trainyard.setApiKey', server.adminKey);
+  await api.queue.refresh();
+  return api;
+}

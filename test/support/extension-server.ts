@@ -1,0 +1,113 @@
+/*
+ * The real Trainyard server for the VS Code extension's tests (extension/test/suite): PGlite in
+ * memory, the v1 API on loopback HTTP, and a queue with batches made by the real engine.
+ *
+ *   npx tsx test/support/extension-server.ts
+ *
+ * Prints one JSON line on stdout once listening ({ url, adminKey, readKey, repository, … }) and
+ * runs until SIGTERM/SIGINT. Nothing here answers a request: every response is the server's.
+ *
+ * Seeding, all through the server's own code paths:
+ *  - repository acme/app, an admin key and a read-only key (app/store/api-keys.ts, as `keys create`);
+ *  - a queue made by the engine (test/queue/support/scenario.ts drives app/queue/step.ts): a
+ *    bisecting batch with sub-batches, and waiting pull requests;
+ *  - the events the engine emitted on the way, written to JSONL and imported by the
+ *    `events import` code path (app/cli/import-events.ts);
+ *  - the engine state, saved with saveQueueState (app/store/queue-state.ts) for the status route.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
+import { buildServer } from '../../app/api/server.ts';
+import { importEvents } from '../../app/cli/import-events.ts';
+import { computeMergeQueueStatus } from '../../app/queue/status-projection.ts';
+import { createApiKey } from '../../app/store/api-keys.ts';
+import { openStore } from '../../app/store/database.ts';
+import { saveQueueState } from '../../app/store/queue-state.ts';
+import { ensureRepository } from '../../app/store/repositories.ts';
+import { failIfContains, Scenario } from '../queue/support/scenario.ts';
+
+const OWNER = 'acme';
+const NAME = 'app';
+
+/** batch-1 (PRs 1–3) bisecting because PR 2 fails, with two sub-batches; PRs 4–11 waiting. */
+function buildQueue(): Scenario {
+  const s = new Scenario({
+    queue_rules: [{ name: 'default', batch_size: 3 }],
+    merge_queue: { max_parallel_checks: 4 },
+  });
+  s.queue(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+  s.runUntilIdle({ ci: failIfContains(2), until: '11m' });
+  return s;
+}
+
+async function main() {
+  const store = await openStore({ dataDir: 'memory://' });
+  const repository = await ensureRepository(store.db, { owner: OWNER, name: NAME });
+  const now = new Date();
+  const key = async (name: string, role: 'admin' | 'read') =>
+    (await createApiKey(store.db, { name, owner: OWNER, repository: null, role, now })).secret;
+  const adminKey = await key('extension-tests', 'admin');
+  const readKey = await key('extension-tests-read', 'read');
+
+  const s = buildQueue();
+  const dir = mkdtempSync(join(tmpdir(), 'trainyard-ext-'));
+  const file = join(dir, 'events.jsonl');
+  const events = s.events();
+  writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n'));
+  const report = await importEvents(store, { file, owner: OWNER, name: NAME, now });
+  rmSync(dir, { recursive: true, force: true });
+  if (report.badLines > 0) throw new Error(`event import failed: ${JSON.stringify(report.problems)}`);
+  // The status route should serve this state once it reads the store; a failure to save it is
+  // reported (not hidden) so the tests can say why the tree has no batches.
+  let queueStateSaveError: string | null = null;
+  try {
+    await saveQueueState(store.db, repository.id, s.state, now);
+  } catch (error) {
+    queueStateSaveError = (error as Error).message;
+  }
+
+  const app = await buildServer({
+    store,
+    github: new GithubPermissions({ apiBaseUrl: 'https://github.test/api/v3' }),
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  // What the engine's projection says the status should show, for the tests to compare with.
+  const expected = computeMergeQueueStatus(s.state, { base: 'main', now: new Date(s.now) });
+  const served = (await fetch(`${url}/v1/repos/${OWNER}/${NAME}/merge-queue/status`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+  }).then((r) => r.json())) as { batches: unknown[] };
+
+  process.stdout.write(
+    `${JSON.stringify({
+      url,
+      adminKey,
+      readKey,
+      repository: `${OWNER}/${NAME}`,
+      eventCount: report.imported,
+      servesQueueState: served.batches.length > 0,
+      queueStateSaveError,
+      expected: {
+        batches: expected.batches.map((b) => ({
+          name: b.name,
+          status: b.status.code,
+          pullRequests: b.pull_requests.map((p) => p.number),
+          subBatches: (b.sub_batches ?? []).map((sub) => sub.name),
+        })),
+        waiting: expected.waiting_pull_requests.map((p) => p.number),
+      },
+    })}\n`,
+  );
+
+  const stop = async () => {
+    await app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+await main();
