@@ -1,6 +1,6 @@
 import { laneKey, orderLane } from './ordering.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
-import type { Transition } from './transition.ts';
+import { type Transition, withoutKey } from './transition.ts';
 
 /** The title of a queued pull request's "Trainyard" check run: where it is and why. */
 export function renderCheckRunTitle(
@@ -116,6 +116,5 @@ export function forgetCheckRunTitle(t: Transition, number: number): void {
 }
 
 export function dropCheckRun(t: Transition, number: number): void {
-  const { [String(number)]: _gone, ...checkRuns } = t.state.checkRuns;
-  t.state = { ...t.state, checkRuns };
+  t.state = { ...t.state, checkRuns: withoutKey(t.state.checkRuns, String(number)) };
 }

@@ -1,7 +1,7 @@
 import { checksChangeEvent, queueChangeEvent } from './batch-events.ts';
 import { computeRunningChecks } from './embark.ts';
 import { emit } from './queue-events.ts';
-import type { Lane, QueueState } from './state.ts';
+import type { Lane, QueueState, Session } from './state.ts';
 import type { Transition } from './transition.ts';
 
 const SEP = '\u0000';
@@ -14,6 +14,19 @@ export interface SessionsSummary {
 }
 
 const summaryMemo = new WeakMap<object, SessionsSummary>();
+const sizeKeysMemo = new WeakMap<Session, string[]>();
+
+/** The gauge keys a session counts in (sessions are immutable: computed once per object). */
+function sizeKeys(s: Session): string[] {
+  let keys = sizeKeysMemo.get(s);
+  if (keys === undefined) {
+    keys = s.partitions.map((partition) =>
+      [s.base, partition, s.queueName, s.priorityRuleName ?? ''].join(SEP),
+    );
+    sizeKeysMemo.set(s, keys);
+  }
+  return keys;
+}
 
 /** What every step wants to know about all sessions; memoized on the (immutable) sessions record. */
 export function summarizeSessions(sessions: QueueState['sessions']): SessionsSummary {
@@ -21,10 +34,7 @@ export function summarizeSessions(sessions: QueueState['sessions']): SessionsSum
   if (memo !== undefined) return memo;
   const summary: SessionsSummary = { sizes: {}, anyHeld: false, anyWaitingForAhead: false };
   for (const s of Object.values(sessions)) {
-    for (const partition of s.partitions) {
-      const key = [s.base, partition, s.queueName, s.priorityRuleName ?? ''].join(SEP);
-      summary.sizes[key] = (summary.sizes[key] ?? 0) + 1;
-    }
+    for (const key of sizeKeys(s)) summary.sizes[key] = (summary.sizes[key] ?? 0) + 1;
     if (s.freeze.since !== null || s.schedule.since !== null) summary.anyHeld = true;
     if (s.waitingForAhead !== null) summary.anyWaitingForAhead = true;
   }

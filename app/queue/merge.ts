@@ -14,6 +14,7 @@ import {
   lanesOf,
   putLane,
   type Transition,
+  withoutKey,
 } from './transition.ts';
 
 /** Why a passed head batch does or does not merge now. */
@@ -178,8 +179,7 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
     checks: checks.map(toCheck),
   });
   // A merged pull request is closed: its snapshot is no longer needed (the webhook may not follow).
-  const { [String(input.number)]: _merged, ...pullRequests } = t.state.pullRequests;
-  t.state = { ...t.state, pullRequests };
+  t.state = { ...t.state, pullRequests: withoutKey(t.state.pullRequests, String(input.number)) };
 }
 
 function markMerged(t: Transition, lane: Lane, batch: Batch, run: TestRun, number: number): void {

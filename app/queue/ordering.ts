@@ -7,48 +7,100 @@ import { compareText } from './transition.ts';
  * `queued_at` first, (4) entry order. The same order everywhere, so partitions never disagree.
  */
 export function orderSessions(config: TrainyardConfig, sessions: readonly Session[]): Session[] {
+  return [...sessions].sort(computeComparator(config));
+}
+
+function computeComparator(config: TrainyardConfig): (a: Session, b: Session) => number {
   const ruleIndex = new Map(config.queue_rules.map((rule, index) => [rule.name, index]));
   const rank = (s: Session) => ruleIndex.get(s.queueName) ?? Number.MAX_SAFE_INTEGER;
-  return [...sessions].sort(
-    (a, b) =>
-      rank(a) - rank(b) || b.priority - a.priority || compareText(a.queuedAt, b.queuedAt) || a.seq - b.seq,
-  );
+  return (a, b) =>
+    rank(a) - rank(b) || b.priority - a.priority || compareText(a.queuedAt, b.queuedAt) || a.seq - b.seq;
 }
 
 const SEP = '\u0000';
 
+interface ByLane {
+  sessions: QueueState['sessions'];
+  config: TrainyardConfig;
+  lanes: Map<string, Session[]>;
+}
+
 /**
  * Sessions of each lane (`base` + NUL + `partition`), in queue order. States are immutable, so
- * the answer is memoized on the sessions record and the configuration it was ordered with.
+ * the answer is memoized on the sessions record and configuration; a step that changes a few
+ * sessions updates the previous answer (binary insertion) instead of sorting everything again,
+ * and lanes it did not touch keep their array, so memos keyed on those stay valid.
  */
-const byLaneMemo = new WeakMap<object, { config: TrainyardConfig; lanes: Map<string, Session[]> }>();
-
-let lastByLane: Map<string, Session[]> | null = null;
+const byLaneMemo = new WeakMap<object, ByLane>();
+let last: ByLane | null = null;
 
 export function orderSessionsByLane(state: QueueState): Map<string, Session[]> {
   const memo = byLaneMemo.get(state.sessions);
   if (memo !== undefined && memo.config === state.config) return memo.lanes;
+  const previous = last !== null && last.config === state.config ? last : null;
+  const lanes = (previous && updateLanes(previous, state.sessions)) ?? groupByLane(state);
+  last = { sessions: state.sessions, config: state.config, lanes };
+  byLaneMemo.set(state.sessions, last);
+  return lanes;
+}
+
+const keysOf = (s: Session) => s.partitions.map((partition) => `${s.base}${SEP}${partition}`);
+
+function groupByLane(state: QueueState): Map<string, Session[]> {
   const lanes = new Map<string, Session[]>();
   for (const session of orderSessions(state.config, Object.values(state.sessions))) {
-    for (const partition of session.partitions) {
-      const key = `${session.base}${SEP}${partition}`;
+    for (const key of keysOf(session)) {
       const list = lanes.get(key);
       if (list === undefined) lanes.set(key, [session]);
       else list.push(session);
     }
   }
-  // Lanes whose sessions did not change keep their array, so memos keyed on it stay valid.
-  if (memo !== undefined || lastByLane !== null) {
-    const previous = memo?.lanes ?? lastByLane!;
-    for (const [key, list] of lanes) {
-      const before = previous.get(key);
-      if (before !== undefined && before.length === list.length && before.every((s, i) => s === list[i])) {
-        lanes.set(key, before);
-      }
+  return lanes;
+}
+
+/** The previous answer with the changed sessions taken out and put back in place; null if too many changed. */
+function updateLanes(previous: ByLane, sessions: QueueState['sessions']): Map<string, Session[]> | null {
+  const removed: Session[] = [];
+  const added: Session[] = [];
+  for (const [key, session] of Object.entries(sessions)) {
+    const before = previous.sessions[key];
+    if (before === session) continue;
+    if (before !== undefined) removed.push(before);
+    added.push(session);
+  }
+  for (const [key, before] of Object.entries(previous.sessions))
+    if (sessions[key] === undefined) removed.push(before);
+  if (removed.length + added.length > 32) return null;
+  const compare = computeComparator(previous.config);
+  const lanes = new Map(previous.lanes);
+  const touched = new Set<string>();
+  const edit = (key: string) => {
+    if (!touched.has(key)) {
+      touched.add(key);
+      lanes.set(key, [...(lanes.get(key) ?? [])]);
+    }
+    return lanes.get(key)!;
+  };
+  for (const session of removed) {
+    for (const key of keysOf(session)) {
+      const list = edit(key);
+      list.splice(list.indexOf(session), 1);
     }
   }
-  lastByLane = lanes;
-  byLaneMemo.set(state.sessions, { config: state.config, lanes });
+  for (const session of added) {
+    for (const key of keysOf(session)) {
+      const list = edit(key);
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compare(list[mid]!, session) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      list.splice(lo, 0, session);
+    }
+  }
+  for (const key of touched) if (lanes.get(key)!.length === 0) lanes.delete(key);
   return lanes;
 }
 

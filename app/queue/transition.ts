@@ -48,8 +48,14 @@ export function putSessions(t: Transition, sessions: readonly Session[]): void {
 }
 
 export function dropSession(t: Transition, number: number): void {
-  const { [String(number)]: _gone, ...sessions } = t.state.sessions;
-  t.state = { ...t.state, sessions };
+  t.state = { ...t.state, sessions: withoutKey(t.state.sessions, String(number)) };
+}
+
+/** A copy of a record without one key (faster than rest destructuring on large records). */
+export function withoutKey<V>(record: Record<string, V>, key: string): Record<string, V> {
+  const copy = { ...record };
+  delete copy[key];
+  return copy;
 }
 
 export function findLane(state: QueueState, base: string, partition: string): Lane | undefined {

@@ -262,7 +262,8 @@ function main(): void {
   if (shell.slowest !== null) {
     const { state, input, now } = shell.slowest;
     const replays: number[] = [];
-    for (let i = 0; i < 30; i++) {
+    const replayCount = Number(process.env.BENCH_REPLAYS ?? 30);
+    for (let i = 0; i < replayCount; i++) {
       const started = performance.now();
       step(state, input, { now: new Date(now), ids: createSeededIdSource(1) });
       replays.push(performance.now() - started);
