@@ -1,6 +1,7 @@
 import { computeRunningChecks } from '../../../app/queue/embark.ts';
 import { isFrozen } from '../../../app/queue/freeze.ts';
 import { orderSessions } from '../../../app/queue/ordering.ts';
+import type { Session } from '../../../app/queue/state.ts';
 import type { NewEvent, NewEventOf } from '../../../shared/schemas/event.schema.ts';
 import type { StepRecord } from './scenario.ts';
 
@@ -122,6 +123,47 @@ export function checkBatchOrder(log: readonly StepRecord[]): string[] {
   return problems;
 }
 
+/**
+ * 4 (continued). A new batch takes the first eligible waiting pull requests of its lane: no
+ * pull request left waiting (and not held by a conflict) comes before one it embarked. With
+ * merges only from the head, in batch order, merge order follows queue order.
+ */
+export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
+  const problems: string[] = [];
+  let known = new Set<string>();
+  for (const [i, record] of log.entries()) {
+    const { state } = record;
+    const compare = (a: Session, b: Session) => {
+      const ordered = orderSessions(state.config, [a, b]);
+      return ordered[0] === a ? -1 : 1;
+    };
+    for (const lane of state.lanes) {
+      const embarked = new Set(lane.batches.flatMap((b) => b.numbers));
+      const waiting = Object.values(state.sessions).filter(
+        (s) =>
+          s.base === lane.base &&
+          s.partitions.includes(lane.partition) &&
+          !embarked.has(s.number) &&
+          s.waitingForAhead === null,
+      );
+      for (const batch of lane.batches) {
+        if (known.has(batch.id) || batch.phase !== 'trial' || batch.trial.phase !== 'preparing') continue;
+        for (const number of batch.numbers) {
+          const member = state.sessions[String(number)];
+          const before = member === undefined ? [] : waiting.filter((w) => compare(w, member) < 0);
+          if (before.length > 0) {
+            problems.push(
+              `step ${i}: ${batch.name} embarked #${number} before ${before.map((w) => `#${w.number}`)}`,
+            );
+          }
+        }
+      }
+    }
+    known = new Set(state.lanes.flatMap((lane) => lane.batches.map((b) => b.id)));
+  }
+  return problems;
+}
+
 /** 5. Every started check ends exactly once (and before its session leaves). */
 export function checkChecksEndOnce(log: readonly StepRecord[]): string[] {
   const problems: string[] = [];
@@ -188,6 +230,7 @@ export function checkAll(
     ...checkNoMergeWhileHeld(log),
     ...checkSessions(log),
     ...checkBatchOrder(log),
+    ...checkEmbarkOrder(log),
     ...checkChecksEndOnce(log),
     ...checkParallelism(log),
   ];
