@@ -32,11 +32,13 @@ export function hostPaths() {
  * Starts code-server on 127.0.0.1:<free port> with its own user data, extensions dir and HOME.
  * `settings` go to the user settings.json; `env` to the server (the extension host inherits it).
  */
-export async function startCodeServer({ settings = {}, env = {}, vsix } = {}) {
+export async function startCodeServer({ settings = {}, env = {}, vsix, prepareWorkspace } = {}) {
   const { node, entry } = hostPaths();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trainyard-cs-'));
   const dirs = Object.fromEntries(['ud', 'exts', 'home', 'ws'].map((d) => [d, path.join(tmp, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+  // prepareWorkspace(dir) may set up the workspace folder and return more environment variables
+  const workspaceEnv = prepareWorkspace?.(dirs.ws) ?? {};
   fs.mkdirSync(path.join(dirs.ud, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.ud, 'User', 'settings.json'),
@@ -61,6 +63,7 @@ export async function startCodeServer({ settings = {}, env = {}, vsix } = {}) {
   const fullEnv = {
     ...process.env,
     ...env,
+    ...workspaceEnv,
     HOME: dirs.home,
     XDG_CONFIG_HOME: path.join(dirs.home, '.config'),
     XDG_DATA_HOME: path.join(dirs.home, '.local/share'),

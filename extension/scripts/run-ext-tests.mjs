@@ -3,6 +3,7 @@
 // The contract is @vscode/test-electron's: extensionDevelopmentPath + extensionTestsPath → run().
 // usage: node run-ext-tests.mjs [--ext dir] [--tests path] [--verbose] [--timeout seconds]
 // Prints the spec output and a closing line "N passed, N failed[, N skipped]"; exit code 0 on success.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +36,25 @@ try {
   console.log(
     `[${ms()}] Trainyard server on ${trainyard.info.url} (${trainyard.info.eventCount} events imported)`,
   );
+  // The workspace is a git repository whose origin is the test repository on GitHub, so that
+  // detection through the built-in git extension can be tested (when git is installed).
+  const remote = 'https://github.com/acme/app.git';
   codeServer = await startCodeServer({
+    settings: {
+      'git.enabled': true,
+      'git.autoRepositoryDetection': true,
+      'git.openRepositoryInParentFolders': 'never',
+    },
+    prepareWorkspace(ws) {
+      try {
+        execFileSync('git', ['init', '-q', ws]);
+        execFileSync('git', ['-C', ws, 'remote', 'add', 'origin', remote]);
+        return { TRAINYARD_TEST_GIT_REMOTE: remote };
+      } catch {
+        console.log('git is not available: repository detection from the remote is skipped');
+        return {};
+      }
+    },
     env: {
       EXT_TEST_LOG: testLog,
       EXT_TEST_RESULTS: testResults,

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, extensionApi, setSetting, stub, testServer } from './support.ts';
+import { repositoryFromRemoteUrl } from '../../src/repository.ts';
+import { EXTENSION_ID, extensionApi, setSetting, stub, testServer, waitFor } from './support.ts';
 
 describe('activation and setup', () => {
   it('activates in the real extension host and registers every contributed command', async () => {
@@ -47,5 +48,35 @@ describe('activation and setup', () => {
     const api = await extensionApi();
     assert.deepEqual(await api.session.repository(), { owner: 'acme', name: 'app' });
     assert.equal(vscode.workspace.getConfiguration('trainyard').get('repository'), 'acme/app');
+  });
+
+  it('with the setting empty, the repository is detected from the workspace’s git remote (git extension API)', async function () {
+    if (!process.env.TRAINYARD_TEST_GIT_REMOTE) this.skip();
+    const api = await extensionApi();
+    try {
+      assert.equal(await vscode.commands.executeCommand('trainyard.selectRepository', ''), true);
+      assert.equal(vscode.workspace.getConfiguration('trainyard').get('repository'), '');
+      await waitFor(
+        async () =>
+          JSON.stringify(await api.session.repository()) === JSON.stringify({ owner: 'acme', name: 'app' }),
+        20_000,
+        `detection of acme/app from the remote ${process.env.TRAINYARD_TEST_GIT_REMOTE}`,
+      );
+    } finally {
+      await vscode.commands.executeCommand('trainyard.selectRepository', testServer().repository);
+    }
+  });
+
+  it('parses GitHub remote URLs (https, ssh, scp-like) and ignores others', () => {
+    assert.deepEqual(repositoryFromRemoteUrl('https://github.com/acme/app.git'), {
+      owner: 'acme',
+      name: 'app',
+    });
+    assert.deepEqual(repositoryFromRemoteUrl('git@github.com:acme/app.git'), { owner: 'acme', name: 'app' });
+    assert.deepEqual(repositoryFromRemoteUrl('ssh://git@github.com/acme/my.app'), {
+      owner: 'acme',
+      name: 'my.app',
+    });
+    assert.equal(repositoryFromRemoteUrl('https://gitlab.com/acme/app.git'), null);
   });
 });

@@ -1,6 +1,56 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { configureForTestServer, find, rows, serverClient, stub, testServer } from './support.ts';
+import type { QueueModel, QueueSnapshot } from '../../src/queue/queue-model.ts';
+import { QueueTreeProvider } from '../../src/queue/queue-tree-provider.ts';
+import type { TreeNode } from '../../src/tree-node.ts';
+import {
+  configureForTestServer,
+  find,
+  rows,
+  serverClient,
+  setSetting,
+  stub,
+  type TestServer,
+  testServer,
+  waitFor,
+} from './support.ts';
+
+/** The tree shows the expected batches (head first), their sub-batches and PRs, and the waiting PRs. */
+async function assertQueueRows(
+  provider: vscode.TreeDataProvider<TreeNode>,
+  server: TestServer,
+): Promise<void> {
+  assert.ok(server.expected.batches.length > 0, 'the fixture has batches');
+  const root = await rows(provider);
+  const queue = find(root, 'Queue');
+  const batches = await rows(provider, queue.node);
+  assert.deepEqual(
+    batches.map((b) => b.label),
+    server.expected.batches.map((b) => b.name),
+  );
+  for (const [i, expected] of server.expected.batches.entries()) {
+    const batch = batches[i]!;
+    assert.match(
+      batch.description,
+      new RegExp(`^${expected.status.replaceAll('_', ' ')} · \\d+/\\d+ checks · `),
+    );
+    const children = await rows(provider, batch.node);
+    assert.deepEqual(
+      children.map((c) => c.label.split(' ')[0]),
+      [...expected.subBatches, ...expected.pullRequests.map((n) => `#${n}`)],
+    );
+    const pr = children.find((c) => c.label.startsWith('#'))!;
+    assert.match(pr.description, /^alice · \w+ · queued /);
+    assert.equal(pr.item.command?.command, 'trainyard.openPullRequest');
+    assert.equal(pr.item.contextValue, 'pr:batch');
+  }
+  const waiting = await rows(provider, find(root, 'Waiting').node);
+  assert.deepEqual(
+    waiting.map((w) => Number(w.label.split(' ')[0]!.slice(1))),
+    server.expected.waiting,
+  );
+  assert.ok(waiting.every((w) => w.item.contextValue === 'pr:waiting'));
+}
 
 describe('Merge Queue view against the real server', () => {
   before(async () => {
@@ -28,35 +78,39 @@ describe('Merge Queue view against the real server', () => {
       this.skip();
     }
     const api = await configureForTestServer();
-    const root = await rows(api.queueTree);
-    const queue = find(root, 'Queue');
-    const batches = await rows(api.queueTree, queue.node);
-    assert.deepEqual(
-      batches.map((b) => b.label),
-      server.expected.batches.map((b) => b.name),
-    );
-    for (const [i, expected] of server.expected.batches.entries()) {
-      const batch = batches[i]!;
-      assert.match(
-        batch.description,
-        new RegExp(`^${expected.status.replaceAll('_', ' ')} · \\d+/\\d+ checks · `),
-      );
-      const children = await rows(api.queueTree, batch.node);
-      assert.deepEqual(
-        children.map((c) => c.label.split(' ')[0]),
-        [...expected.subBatches, ...expected.pullRequests.map((n) => `#${n}`)],
-      );
-      const pr = children.find((c) => c.label.startsWith('#'))!;
-      assert.match(pr.description, /^alice · \w+ · queued /);
-      assert.equal(pr.item.command?.command, 'trainyard.openPullRequest');
-      assert.equal(pr.item.contextValue, 'pr:batch');
-    }
-    const waiting = await rows(api.queueTree, find(root, 'Waiting').node);
-    assert.deepEqual(
-      waiting.map((w) => Number(w.label.split(' ')[0]!.slice(1))),
-      server.expected.waiting,
-    );
+    await assertQueueRows(api.queueTree, server);
     assert.match(api.statusBar.item.text, /Trainyard: \d+ batch(es)? running/);
+  });
+
+  it('renders the engine’s status projection of the same queue: batches, sub-batches, pull requests, waiting', async () => {
+    // The tree provider of the extension fed with the projection the server computes from the
+    // engine state (validated by the shared schema): the batch rows, independent of the route.
+    const server = testServer();
+    const snapshot: QueueSnapshot = {
+      kind: 'ok',
+      repository: server.repository,
+      status: server.projection,
+      fetchedAt: new Date(),
+    };
+    const emitter = new vscode.EventEmitter<QueueSnapshot>();
+    const model = { snapshot, onDidChange: emitter.event } as unknown as QueueModel;
+    const provider = new QueueTreeProvider(model);
+    try {
+      await assertQueueRows(provider, server);
+      const root = await rows(provider);
+      assert.equal(
+        root[0]!.description,
+        `Status: ${server.expected.batches.length === 1 ? '1 batch' : `${server.expected.batches.length} batches`} running`,
+      );
+      const [bisecting] = await rows(provider, find(root, 'Queue').node);
+      assert.equal(bisecting!.item.contextValue, 'batch:bisecting');
+      const [sub] = await rows(provider, bisecting!.node);
+      assert.match(sub!.item.contextValue ?? '', /^subBatch:/);
+      assert.ok((await rows(provider, sub!.node)).length > 0, 'a sub-batch lists its pull requests');
+    } finally {
+      provider.dispose();
+      emitter.dispose();
+    }
   });
 
   it('Pause queue validates the reason before sending, and the pause reaches the server and the tree', async () => {
@@ -134,5 +188,28 @@ describe('Merge Queue view against the real server', () => {
     find(root, 'Not paused');
     assert.notEqual(root[0]!.description, 'Status: paused');
     assert.doesNotMatch(api.statusBar.item.text, /paused/);
+  });
+
+  it('auto-refreshes while the view is visible, and stops polling when it is hidden', async () => {
+    const api = await configureForTestServer();
+    await setSetting('refreshInterval', 5);
+    try {
+      await vscode.commands.executeCommand('workbench.view.extension.trainyard');
+      await waitFor(() => api.queueView.visible, 10_000, 'the Merge Queue view to be visible');
+      assert.equal(api.queue.polling, true);
+      // A change made elsewhere (another client of the server) shows up without a refresh.
+      await serverClient().pause('acme', 'app', 'paused from elsewhere');
+      await waitFor(
+        async () => (await rows(api.queueTree)).some((r) => r.label === 'Paused: paused from elsewhere'),
+        15_000,
+        'the tree to show a pause made by another client',
+      );
+      await serverClient().unpause('acme', 'app');
+      await vscode.commands.executeCommand('workbench.view.explorer');
+      await waitFor(() => !api.queueView.visible, 10_000, 'the Merge Queue view to be hidden');
+      assert.equal(api.queue.polling, false);
+    } finally {
+      await setSetting('refreshInterval', undefined);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { ApiClient } from '../../../shared/client/api-client.ts';
+import type { MergeQueueStatus } from '../../../shared/schemas/merge-queue.schema.ts';
 import type { TrainyardApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/tree-node.ts';
 
@@ -13,6 +14,8 @@ export interface TestServer {
   eventCount: number;
   servesQueueState: boolean;
   queueStateSaveError: string | null;
+  /** The engine's status projection of the seeded queue (what the status route should serve). */
+  projection: MergeQueueStatus;
   expected: {
     batches: { name: string; status: string; pullRequests: number[]; subBatches: string[] }[];
     waiting: number[];
@@ -93,4 +96,17 @@ export async function configureForTestServer(): Promise<TrainyardApi> {
   await vscode.commands.executeCommand('trainyard.setApiKey', server.adminKey);
   await api.queue.refresh();
   return api;
+}
+
+/** Polls until the condition holds (the UI updates asynchronously). */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
