@@ -11,6 +11,11 @@ EXT="$(cd "$(dirname "$0")/.." && pwd)"
 CS_VERSION=4.139.1 NODE_VERSION=24.21.0
 HOST_DIR="${VSCODE_HOST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vscode-host/cs-$CS_VERSION-node-$NODE_VERSION}"
 
+# Under `npm run`, npm exports npm_config_* (user agent naming Node 20, local prefix = the project):
+# the installs below must not inherit them, or npm installs into the project and code-server's
+# postinstall sees Node 20.
+while IFS= read -r var; do unset "$var"; done < <(env | grep -o '^npm_[A-Za-z0-9_]*' || true)
+
 need_apt=()
 command -v chromium >/dev/null || need_apt+=(chromium)
 [ -f /usr/include/gssapi/gssapi.h ] || need_apt+=(libkrb5-dev)
