@@ -62,6 +62,19 @@ describe('activation and setup', () => {
         20_000,
         `detection of acme/app from the remote ${process.env.TRAINYARD_TEST_GIT_REMOTE}`,
       );
+      // Select repository offers the detected remote in its quick pick; picking it saves the setting.
+      let offered: string[] = [];
+      const pick = stub(vscode.window, 'showQuickPick', (async (items: readonly vscode.QuickPickItem[]) => {
+        offered = items.map((i) => `${i.label}${i.description ? ` (${i.description})` : ''}`);
+        return items[0];
+      }) as unknown as typeof vscode.window.showQuickPick);
+      try {
+        assert.equal(await vscode.commands.executeCommand('trainyard.selectRepository'), true);
+      } finally {
+        pick.restore();
+      }
+      assert.equal(offered[0], 'acme/app (git remote)');
+      assert.equal(vscode.workspace.getConfiguration('trainyard').get('repository'), 'acme/app');
     } finally {
       await vscode.commands.executeCommand('trainyard.selectRepository', testServer().repository);
     }
