@@ -38,10 +38,10 @@ function readyAt(batch: Batch, now: number, ciMs: number): number {
 export function computeBatchEtas(
   state: QueueState,
   lane: Lane,
-  params: { now: Date; quantile?: number },
+  params: { now: Date; quantile?: number; ciSeconds?: number },
 ): (number | null)[] {
   const now = params.now.getTime();
-  const ciMs = computeCiQuantile(state, params.quantile ?? 0.5) * 1000;
+  const ciMs = (params.ciSeconds ?? computeCiQuantile(state, params.quantile ?? 0.5)) * 1000;
   let previous: number | null = now;
   return lane.batches.map((batch) => {
     if (previous === null || state.pause.paused) return null;
@@ -66,4 +66,37 @@ export function computeEtaRange(
   const p50 = computeBatchEtas(state, lane, { now, quantile: 0.5 });
   const p90 = computeBatchEtas(state, lane, { now, quantile: 0.9 });
   return p50.map((value, i) => ({ p50: value, p90: p90[i] ?? null }));
+}
+
+/** Failure rate assumed before any batch result has been seen. */
+export const DEFAULT_FAILURE_RATE = 0.1;
+
+/** Share of recent batch tests that failed. */
+export function computeFailureRate(state: QueueState): number {
+  const results = state.ciResults;
+  return results.length === 0
+    ? DEFAULT_FAILURE_RATE
+    : results.filter((passed) => !passed).length / results.length;
+}
+
+/**
+ * The chance that the batch at `index` of the lane merges by `at`: every batch up to it must
+ * pass (observed failure rate), and the chained estimate must fall before `at` — taken over the
+ * recent CI durations, each as likely as the others. A model, not a promise: retries and
+ * bisection rescue some failures, which makes it a little pessimistic.
+ */
+export function computeMergeChance(
+  state: QueueState,
+  params: { lane: Lane; index: number; at: Date; now: Date },
+): number {
+  const { lane, index, at, now } = params;
+  const durations = state.ciDurations.length > 0 ? state.ciDurations : [DEFAULT_CI_SECONDS];
+  const inTime = durations.filter((ciSeconds) => {
+    const eta = computeBatchEtas(state, lane, { now, ciSeconds })[index];
+    return eta !== null && eta !== undefined && eta <= at.getTime();
+  }).length;
+  const pending = lane.batches
+    .slice(0, index + 1)
+    .filter((b) => !(b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed')));
+  return (inTime / durations.length) * (1 - computeFailureRate(state)) ** pending.length;
 }

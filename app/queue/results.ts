@@ -14,6 +14,7 @@ import {
 import { commonOf, putBatch, type Transition } from './transition.ts';
 
 const RECENT_CI_DURATIONS = 20;
+const RECENT_CI_RESULTS = 50;
 
 /** The tested commit exists: its checks start now. A late answer for an older attempt is ignored. */
 export function handleTestBranchPrepared(t: Transition, input: TestBranchPrepared): void {
@@ -81,7 +82,10 @@ export function decideTrialResult(t: Transition, found: Located, timedOut: boole
   const passed = result.outcome === 'passes' || result.waitingForSchedule;
   if (passed) {
     putTrial(t, found, { phase: 'passed', attempt, run, endedAt: t.nowIso });
-    if (found.sub === null) recordCiDuration(t, run);
+    if (found.sub === null) {
+      recordCiDuration(t, run);
+      recordCiResult(t, true);
+    }
     return;
   }
   if (result.outcome === 'pending' && !timedOut) {
@@ -89,6 +93,7 @@ export function decideTrialResult(t: Transition, found: Located, timedOut: boole
     return;
   }
   const lane = putTrial(t, found, { phase: 'failed', attempt, run, endedAt: t.nowIso, timedOut });
+  if (found.sub === null) recordCiResult(t, false);
   if (found.sub !== null) {
     // A probe's failure is final at once: its checks end now.
     const unit = computeSubBatchUnit(lane, found.batch, found.sub, run);
@@ -100,6 +105,10 @@ export function decideTrialResult(t: Transition, found: Located, timedOut: boole
       retry: null,
     });
   }
+}
+
+function recordCiResult(t: Transition, passed: boolean): void {
+  t.state = { ...t.state, ciResults: [...t.state.ciResults, passed].slice(-RECENT_CI_RESULTS) };
 }
 
 function recordCiDuration(t: Transition, run: TestRun): void {

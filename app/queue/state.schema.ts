@@ -182,6 +182,7 @@ export const queueStateSchema = z
       }),
     ),
     ciDurations: z.array(z.number().positive()),
+    ciResults: z.array(z.boolean()),
     gauges: z.strictObject({
       sizes: z.record(z.string(), z.int().min(0)),
       running: z.record(z.string(), z.int().min(0)),
@@ -252,6 +253,7 @@ export function initialState(config: TrainyardConfig): QueueState {
     pause: { paused: false },
     freezes: [],
     ciDurations: [],
+    ciResults: [],
     gauges: { sizes: {}, running: {} },
     checkRuns: {},
     wakeUpAt: null,

@@ -23,6 +23,8 @@ export interface QueueState {
   freezes: FreezeRecord[];
   /** Durations (seconds) of the most recent passing CI runs, oldest first: the ETA's input. */
   ciDurations: number[];
+  /** Results of the most recent batch tests (true: passed), oldest first: the observed failure rate. */
+  ciResults: boolean[];
   /** Last emitted gauge values, so `action.queue.change` / `checks.change` go out on change only. */
   gauges: { sizes: Record<string, number>; running: Record<string, number> };
   /**

@@ -3,6 +3,8 @@ import {
   computeBatchEtas,
   computeCiQuantile,
   computeEtaRange,
+  computeFailureRate,
+  computeMergeChance,
   DEFAULT_CI_SECONDS,
 } from '../../app/queue/eta.ts';
 import { failIfContains, scenario } from './support/scenario.ts';
@@ -105,5 +107,22 @@ describe('estimated merge time', () => {
     expect(computeEtaRange(s.state, lane, new Date(s.now))).toEqual([
       { p50: started + 360_000, p90: started + 1_200_000 },
     ]);
+  });
+
+  it('knows the observed failure rate and the chance a batch merges by a given time', () => {
+    const s = scenario();
+    s.queue(1).runUntilIdle({ ciDuration: '10m' });
+    s.queue(2).runUntilIdle({ ci: () => 'failure', ciDuration: '10m' });
+    s.queue(3).runUntilIdle({ ciDuration: '20m' });
+    expect(computeFailureRate(s.state)).toBeCloseTo(1 / 3);
+    s.queue(4).runUntilIdle({ ci: () => 'hang', until: '41m' });
+    const lane = s.state.lanes[0]!;
+    const now = new Date(s.now);
+    const chance = (minutes: number) =>
+      computeMergeChance(s.state, { lane, index: 0, now, at: new Date(s.now + minutes * 60_000) });
+    // Started at 40m; recent runs took 10 and 20 minutes; one test in three failed.
+    expect(chance(5)).toBe(0);
+    expect(chance(12)).toBeCloseTo((1 / 2) * (2 / 3));
+    expect(chance(25)).toBeCloseTo(2 / 3);
   });
 });
