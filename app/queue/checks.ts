@@ -23,41 +23,26 @@ export function computeBatchOutcome(
 ): BatchOutcome {
   const { rule, numbers, checks, now } = params;
   const evaluations: Record<string, EvaluationTree> = {};
-  let passes = true;
+  let passing = 0;
+  let scheduled = 0;
   let fails = false;
-  let schedule = false;
+  let known = 0;
   for (const number of numbers) {
     const pr = state.pullRequests[String(number)];
     if (pr === undefined) continue;
+    known++;
     const facts = computeTestedFacts(pr, checks);
     const result = computeConditionsOutcome(rule.merge_conditions, facts, now);
     evaluations[String(number)] = result.evaluation;
-    if (result.outcome === 'fails') fails = true;
-    if (result.outcome !== 'passes') {
-      passes = false;
-      if (isWaitingForSchedule(rule.merge_conditions, facts, now)) schedule = true;
-      else if (result.outcome === 'pending') schedule = false;
-    }
+    if (result.outcome === 'passes') passing++;
+    else if (result.outcome === 'fails') fails = true;
+    else if (isWaitingForSchedule(rule.merge_conditions, facts, now)) scheduled++;
   }
-  const outcome: ConditionsOutcome = fails ? 'fails' : passes ? 'passes' : 'pending';
+  // Every pull request passes but some only wait for a schedule window: the checks are done.
+  const outcome: ConditionsOutcome = fails ? 'fails' : passing === known ? 'passes' : 'pending';
   return {
     outcome,
-    waitingForSchedule: !fails && !passes && schedule && allScheduleOnly(state, params),
+    waitingForSchedule: !fails && scheduled > 0 && passing + scheduled === known,
     evaluations,
   };
-}
-
-function allScheduleOnly(
-  state: QueueState,
-  params: { rule: QueueRule; numbers: readonly number[]; checks: readonly CheckReport[]; now: Date },
-): boolean {
-  return params.numbers.every((number) => {
-    const pr = state.pullRequests[String(number)];
-    if (pr === undefined) return true;
-    const facts = computeTestedFacts(pr, params.checks);
-    return (
-      computeConditionsOutcome(params.rule.merge_conditions, facts, params.now).outcome === 'passes' ||
-      isWaitingForSchedule(params.rule.merge_conditions, facts, params.now)
-    );
-  });
 }
