@@ -190,11 +190,13 @@ describe('Merge Queue view against the real server', () => {
     assert.doesNotMatch(api.statusBar.item.text, /paused/);
   });
 
-  it('auto-refreshes while the view is visible, and stops polling when it is hidden', async () => {
+  it('the status bar opens the view; it auto-refreshes while visible and stops polling when hidden', async () => {
     const api = await configureForTestServer();
     await setSetting('refreshInterval', 5);
     try {
-      await vscode.commands.executeCommand('workbench.view.extension.trainyard');
+      // the status bar item's click opens the view
+      assert.equal(api.statusBar.item.command, 'trainyard.showView');
+      await vscode.commands.executeCommand('trainyard.showView');
       await waitFor(() => api.queueView.visible, 10_000, 'the Merge Queue view to be visible');
       assert.equal(api.queue.polling, true);
       // A change made elsewhere (another client of the server) shows up without a refresh.
