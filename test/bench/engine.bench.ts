@@ -258,7 +258,7 @@ function main(): void {
     `engine benchmark: ${queued} queued PRs, ${PARTITIONS} partitions, max_parallel_checks 5, batches of 4`,
   );
   console.log(
-    `${shell.durations.length} measured steps (${merged} merges, ${(shell.now - Date.parse('2026-11-02T09:00:00Z')) / 3_600_000} h of virtual time); filling the queue took ${fillMs.toFixed(0)} ms`,
+    `${shell.durations.length} measured steps (${merged} merges, ${((shell.now - Date.parse('2026-11-02T09:00:00Z')) / 3_600_000).toFixed(1)} h of virtual time); filling the queue took ${fillMs.toFixed(0)} ms`,
   );
   console.log(`state: ${(bytes / 1024).toFixed(0)} KiB in total\n`);
   console.log(`${'measure'.padEnd(30)}${'result'.padEnd(14)}${'target'.padEnd(12)}ok`);
