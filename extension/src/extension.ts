@@ -94,8 +94,9 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     ),
   );
 
-  // The status bar shows the state even while the views are hidden: one fetch at start.
-  void queue.refresh();
+  // The status bar shows the state even while the views are hidden: one fetch at start
+  // (a visible view has already asked for it).
+  if (!queue.polling) void queue.refresh();
   return {
     credentials,
     session,
