@@ -1,3 +1,4 @@
+import { KEY_SEPARATOR } from './composite-key.ts';
 import { laneKey, orderLane } from './ordering.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
@@ -72,7 +73,7 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
   let changed = false;
   for (const [key, sessions] of byLane) {
     const first = sessions[0]!;
-    const partition = key.slice(key.indexOf('\u0000') + 1);
+    const partition = key.slice(key.indexOf(KEY_SEPARATOR) + 1);
     const lane = t.state.lanes.find((l) => laneKey(l) === key) ?? {
       base: first.base,
       partition,

@@ -1,4 +1,5 @@
 import type { QueueRule } from '../config/config.schema.ts';
+import { KEY_SEPARATOR } from './composite-key.ts';
 import { computeTestBranch } from './ids.ts';
 import { orderSessionsByLane, orderWaiting } from './ordering.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
@@ -37,7 +38,7 @@ export function planEmbarkAll(t: Transition): void {
   if (t.state.pause.paused) return;
   for (const lane of t.state.lanes) startWaitingSubBatches(t, lane);
   for (const key of [...orderSessionsByLane(t.state).keys()].sort()) {
-    const [base, partition] = key.split('\u0000') as [string, string];
+    const [base, partition] = key.split(KEY_SEPARATOR) as [string, string];
     for (let guard = 0; guard < 128; guard++) {
       const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };
       if (decideEmbark(t, lane) !== 'embarked') break;

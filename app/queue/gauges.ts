@@ -1,10 +1,11 @@
 import { checksChangeEvent, queueChangeEvent } from './batch-events.ts';
+import { KEY_SEPARATOR } from './composite-key.ts';
 import { computeRunningChecks } from './embark.ts';
 import { emit } from './queue-events.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import type { Transition } from './transition.ts';
 
-const SEP = '\u0000';
+const SEP = KEY_SEPARATOR;
 
 export interface SessionsSummary {
   /** Queue size per (base, partition, queue rule, priority rule): waiting plus embarked sessions. */

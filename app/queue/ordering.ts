@@ -1,4 +1,5 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
+import { KEY_SEPARATOR } from './composite-key.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { compareText } from './transition.ts';
 
@@ -17,7 +18,7 @@ function computeComparator(config: TrainyardConfig): (a: Session, b: Session) =>
     rank(a) - rank(b) || b.priority - a.priority || compareText(a.queuedAt, b.queuedAt) || a.seq - b.seq;
 }
 
-const SEP = '\u0000';
+const SEP = KEY_SEPARATOR;
 
 interface ByLane {
   sessions: QueueState['sessions'];

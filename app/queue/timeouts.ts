@@ -1,4 +1,5 @@
 import { nextConditionsChange } from '../config/conditions/evaluate-conditions.ts';
+import { KEY_SEPARATOR } from './composite-key.ts';
 import { computeFillDeadline, requestTestBranch } from './embark.ts';
 import { computeNextFreezeChange } from './freeze.ts';
 import { locateAllTesting } from './locate.ts';
@@ -89,7 +90,7 @@ export function computeDeadlines(t: Transition): number[] {
 function computeFillDeadlines(t: Transition): number[] {
   if (t.state.pause.paused) return [];
   return [...orderSessionsByLane(t.state).keys()].flatMap((key) => {
-    const [base, partition] = key.split('\u0000') as [string, string];
+    const [base, partition] = key.split(KEY_SEPARATOR) as [string, string];
     const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };
     return computeFillDeadline(t, lane) ?? [];
   });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { trainyardConfigSchema } from '../../app/config/config.schema.ts';
+import { KEY_SEPARATOR } from '../../app/queue/composite-key.ts';
 import { orderSessions, orderSessionsByLane } from '../../app/queue/ordering.ts';
 import { initialState } from '../../app/queue/state.schema.ts';
 import type { QueueState, Session } from '../../app/queue/state.ts';
@@ -67,7 +68,7 @@ describe('queue order', () => {
           state = { ...state, sessions };
           const incremental = [...orderSessionsByLane(state)]
             .filter(([, list]) => list.length > 0)
-            .map(([key, list]) => `${key.split('\u0000')[1]}: ${list.map((s) => s.number)}`)
+            .map(([key, list]) => `${key.split(KEY_SEPARATOR)[1]}: ${list.map((s) => s.number)}`)
             .sort();
           const sorted = orderSessions(config, Object.values(sessions));
           const fresh = ['a', 'b']

@@ -3,7 +3,10 @@ import {
   mergeQueueStatusQuerySchema,
   mergeQueueStatusSchema,
 } from '../../../shared/schemas/merge-queue.schema.ts';
+import { queueStateSchema } from '../../queue/state.schema.ts';
+import { computeMergeQueueStatus } from '../../queue/status-projection.ts';
 import { loadPause } from '../../store/pauses.ts';
+import { loadQueueState } from '../../store/queue-state.ts';
 import { errorResponses } from '../error-responses.ts';
 import type { RouteContext } from '../server.ts';
 import type { ZodApp } from '../zod-app.ts';
@@ -20,14 +23,30 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
       },
     },
     async (request) => {
-      const pause = await loadPause(ctx.store.db, request.repository.id);
-      // Until the engine stores its state, a repository's queue is empty.
-      return {
-        scope_queues: { __default__: [] },
-        batches: [],
-        waiting_pull_requests: [],
-        pause: pause ? { reason: pause.reason, paused_at: pause.pausedAt.toISOString() } : null,
-      };
+      const repo = request.repository;
+      const [pause, stored] = await Promise.all([
+        loadPause(ctx.store.db, repo.id),
+        loadQueueState(ctx.store.db, repo.id),
+      ]);
+      const pauseRecord = pause ? { reason: pause.reason, paused_at: pause.pausedAt.toISOString() } : null;
+      // A repository the engine has not run for yet has an empty queue.
+      if (stored === null) {
+        return {
+          scope_queues: { __default__: [] },
+          batches: [],
+          waiting_pull_requests: [],
+          pause: pauseRecord,
+        };
+      }
+      // The stored state is parsed, not trusted: an inconsistent one is a server fault (500), not a
+      // wrong answer.
+      const state = queueStateSchema.parse(stored);
+      const status = computeMergeQueueStatus(state, {
+        base: request.query.branch ?? repo.defaultBranch,
+        now: ctx.now(),
+      });
+      if (Object.keys(status.scope_queues).length === 0) status.scope_queues['__default__'] = [];
+      return { ...status, pause: pauseRecord };
     },
   );
 }
