@@ -116,14 +116,21 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
+/**
+ * Whether a row lies beyond `id` in a direction. Written as an ordered LIMIT 1 rather than
+ * EXISTS: with EXISTS the planner may choose a sequential scan (measured 265 ms vs 1-5 ms).
+ */
 async function existsBeyond(
   db: Queryable,
   where: ReturnType<typeof filterSql>,
-  idCondition: ReturnType<typeof sql>,
+  beyond: { direction: 'older' | 'newer'; id: string },
 ) {
-  const { rows } = await sql<{ found: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM events WHERE ${where} AND ${idCondition}) AS found`.execute(db);
-  return rows[0]?.found ?? false;
+  const { rows } = await sql<{ one: number }>`
+    SELECT 1 AS one FROM events
+    WHERE ${where} AND id ${beyond.direction === 'older' ? sql`<` : sql`>`} ${beyond.id}::bigint
+    ORDER BY repository_id, id ${beyond.direction === 'older' ? sql`DESC` : sql`ASC`}
+    LIMIT 1`.execute(db);
+  return rows.length > 0;
 }
 
 /**
@@ -163,13 +170,13 @@ export async function listEvents(
   let hasOlder: boolean;
   if (ascending) {
     hasNewer = more;
-    hasOlder = oldest !== undefined && (await existsBeyond(db, where, sql`id < ${oldest}::bigint`));
+    hasOlder = oldest !== undefined && (await existsBeyond(db, where, { direction: 'older', id: oldest }));
   } else {
     hasOlder = more;
     hasNewer =
       start.kind === 'newest' || newest === undefined
         ? false
-        : await existsBeyond(db, where, sql`id > ${newest}::bigint`);
+        : await existsBeyond(db, where, { direction: 'newer', id: newest });
   }
   return { events, hasNewer, hasOlder };
 }
