@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AverageCiRuntimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -20,17 +20,15 @@ export async function loadAverageCiRuntime(
     FROM stats_checks WHERE ${whereSql(params)} AND runtime IS NOT NULL
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({
         ...b,
         runtime: r.sum_runtime / r.count_runtime,
         sum_runtime: r.sum_runtime,
         count_runtime: r.count_runtime,
       }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AverageQueueTimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { capacitySeconds } from './session-times.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
@@ -27,10 +27,9 @@ export async function loadAverageQueueTime(
     FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => {
         const idle_capacity = r.capacity / r.count;
         const idle_schedule = r.schedule / r.count;
@@ -43,7 +42,6 @@ export async function loadAverageQueueTime(
           idle_freeze,
         };
       },
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { BatchSizeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -19,10 +19,9 @@ export async function loadBatchSize(db: Queryable, params: StatsParams): Promise
     FROM stats_batches WHERE ${whereSql(params)}
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({
         ...b,
         avg_batch_size: r.sum / r.count,
@@ -31,7 +30,6 @@ export async function loadBatchSize(db: Queryable, params: StatsParams): Promise
         sum_batch_size: r.sum,
         count_batch_size: r.count,
       }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

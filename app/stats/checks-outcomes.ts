@@ -7,7 +7,7 @@ import {
   type QueuesChecksOutcomeCountResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { compareKeyLists, groupKeys, groupRows, keyList } from './group-rows.ts';
+import { compareKeyLists, groupKeys, groupRowsByKeys, keyList } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -25,13 +25,11 @@ export async function loadQueuesChecksOutcomeCount(
     FROM stats_checks WHERE ${whereSql(params)}
     GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows: rows.filter((r) => outcomeRank.has(r.outcome)),
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({ ...b, check_outcome: r.outcome, count: r.count }),
       order: (a, b) => (outcomeRank.get(a.check_outcome) ?? 0) - (outcomeRank.get(b.check_outcome) ?? 0),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

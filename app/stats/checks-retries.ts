@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ChecksRetriesResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -35,10 +35,9 @@ export async function loadChecksRetries(db: Queryable, params: StatsParams): Pro
     FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({
         ...b,
         total_retries: r.total_retries,
@@ -49,7 +48,6 @@ export async function loadChecksRetries(db: Queryable, params: StatsParams): Pro
         avg_retry_depth: r.with_retries > 0 ? r.sum_depth / r.with_retries : null,
         max_retry_depth: r.max_depth,
       }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { FailureRateResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -15,17 +15,15 @@ export async function loadFailureRate(db: Queryable, params: StatsParams): Promi
     FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({
         ...b,
         total: r.total,
         failures: r.failures,
         failure_rate: r.failures / r.total,
       }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

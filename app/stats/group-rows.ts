@@ -73,3 +73,20 @@ export const groupKeys = (r: GroupKeys): GroupKeys => ({
   queue_name: r.queue_name,
   priority_rule_name: r.priority_rule_name,
 });
+
+/**
+ * The usual grouping: one group per (base_ref, partition_name, queue_name,
+ * priority_rule_name), its buckets made by `toBucket`.
+ */
+export function groupRowsByKeys<R extends BucketRow & GroupKeys, B extends { start: string }>(options: {
+  rows: readonly R[];
+  width: number;
+  toBucket: (row: R, bounds: { start: string; end: string }) => B;
+  order?: (a: B, b: B) => number;
+}) {
+  return groupRows({
+    ...options,
+    keysOf: keyList,
+    makeGroup: (r: R, stats: B[]) => ({ ...groupKeys(r), stats }),
+  });
+}

@@ -1,19 +1,17 @@
 import type { QueueSizeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
 import { loadGaugeBuckets } from './gauge-buckets.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { StatsParams } from './stats-params.ts';
 
 /** Queue size (action.queue.change), time-weighted by interval. */
 export async function loadQueueSize(db: Queryable, params: StatsParams): Promise<QueueSizeResponse> {
   const { rows, width } = await loadGaugeBuckets(db, params, 'q');
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({ ...b, avg_size: r.avg, max_size: r.max, min_size: r.min }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

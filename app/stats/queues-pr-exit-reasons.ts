@@ -5,7 +5,7 @@ import {
   type QueuesPrExitReasonsResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
@@ -26,13 +26,11 @@ export async function loadQueuesPrExitReasons(
     FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })} AND exit_code IS NOT NULL
     GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows: rows.filter((r) => reasonRank.has(r.exit_code)),
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({ ...b, exit_reason: r.exit_code, count: r.count }),
       order: (a, b) => (reasonRank.get(a.exit_reason) ?? 0) - (reasonRank.get(b.exit_reason) ?? 0),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }

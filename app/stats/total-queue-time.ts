@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { TotalQueueTimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
-import { groupKeys, groupRows, keyList } from './group-rows.ts';
+import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
 import { queueSeconds } from './session-times.ts';
 import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
@@ -20,10 +20,9 @@ export async function loadTotalQueueTime(
     FROM (SELECT *, ${queueSeconds} AS q FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}) s
     GROUP BY 1, 2, 3, 4, 5`.execute(db);
   return {
-    groups: groupRows({
+    groups: groupRowsByKeys({
       rows,
       width,
-      keysOf: keyList,
       toBucket: (r, b) => ({
         ...b,
         avg_queue_time: r.sum / r.count,
@@ -32,7 +31,6 @@ export async function loadTotalQueueTime(
         sum_queue_time: r.sum,
         count_queue_time: r.count,
       }),
-      makeGroup: (r, stats) => ({ ...groupKeys(r), stats }),
     }),
   };
 }
