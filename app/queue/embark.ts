@@ -57,6 +57,25 @@ type NextBatch =
   | { kind: 'partial'; deadline: number; sessions: Session[]; rule: QueueRule }
   | { kind: 'ready'; sessions: Session[]; rule: QueueRule };
 
+/**
+ * The waiting PRs that may embark now, in order. A PR held back (waiting for a conflicting PR
+ * ahead) may be overtaken only by PRs it shares no other partition with: two PRs in several of the
+ * same partitions must keep one order in all of them, or each lane waits for the other to merge
+ * first. What is blocked this way holds back the PRs behind it in turn.
+ */
+function computeEligible(waiting: Session[]): Session[] {
+  const held: Session[] = [];
+  const eligible: Session[] = [];
+  for (const session of waiting) {
+    const blocked =
+      session.waitingForAhead !== null ||
+      held.some((h) => h.partitions.filter((p) => session.partitions.includes(p)).length > 1);
+    if (blocked) held.push(session);
+    else eligible.push(session);
+  }
+  return eligible;
+}
+
 function planNextBatch(t: Transition, lane: Lane): NextBatch {
   const { config } = t.state;
   const maxParallel = config.merge_queue.max_parallel_checks;
@@ -66,7 +85,7 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
     return { kind: 'none', outcome: 'blocked' };
   }
   if (computeRunningChecks(lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
-  const eligible = orderWaiting(t.state, lane).filter((s) => s.waitingForAhead === null);
+  const eligible = computeEligible(orderWaiting(t.state, lane));
   const first = eligible[0];
   if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };
   const rule = config.queue_rules.find((r) => r.name === first.queueName);
