@@ -1,7 +1,7 @@
 import type { QueueRule } from '../config/config.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { computeTestBranch } from './ids.ts';
-import { orderSessionsByLane, orderWaiting } from './ordering.ts';
+import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
 
@@ -58,20 +58,24 @@ type NextBatch =
   | { kind: 'ready'; sessions: Session[]; rule: QueueRule };
 
 /**
- * The waiting PRs that may embark now, in order. A PR held back (waiting for a conflicting PR
- * ahead) may be overtaken only by PRs it shares no other partition with: two PRs in several of the
- * same partitions must keep one order in all of them, or each lane waits for the other to merge
- * first. What is blocked this way holds back the PRs behind it in turn.
+ * The waiting PRs that may embark now, in order. A PR held for a conflict waits only while the PR
+ * it conflicts with is still ahead of it (embarked, or waiting before it): a PR that left and was
+ * queued again is behind it now. A held PR may be overtaken only by PRs it shares no other
+ * partition with: two PRs in several of the same partitions must keep one order in all of them,
+ * or each lane waits for the other to merge first. What is blocked this way holds back the PRs
+ * behind it in turn.
  */
-function computeEligible(waiting: Session[]): Session[] {
+function computeEligible(waiting: Session[], embarked: ReadonlySet<number>): Session[] {
+  const ahead = new Set(embarked);
   const held: Session[] = [];
   const eligible: Session[] = [];
   for (const session of waiting) {
     const blocked =
-      session.waitingForAhead !== null ||
+      (session.waitingForAhead?.some((n) => ahead.has(n)) ?? false) ||
       held.some((h) => h.partitions.filter((p) => session.partitions.includes(p)).length > 1);
     if (blocked) held.push(session);
     else eligible.push(session);
+    ahead.add(session.number);
   }
   return eligible;
 }
@@ -85,7 +89,7 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
     return { kind: 'none', outcome: 'blocked' };
   }
   if (computeRunningChecks(lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
-  const eligible = computeEligible(orderWaiting(t.state, lane));
+  const eligible = computeEligible(orderWaiting(t.state, lane), computeEmbarked(lane));
   const first = eligible[0];
   if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };
   const rule = config.queue_rules.find((r) => r.name === first.queueName);

@@ -39,4 +39,39 @@ describe('pull requests in several partitions', () => {
     const merged = s.events('action.queue.merged').map((e) => e.pull_request);
     expect(merged.indexOf(3)).toBeLessThan(merged.indexOf(6));
   });
+
+  // Found by the liveness property (seed -434973446): #9 was held for a conflict with #3; #3 timed
+  // out and was queued again behind #9, so the hold pointed at a PR behind it and both waited.
+  it('a PR held for a conflict stops waiting when that PR leaves and is queued again behind it', () => {
+    const s = run(
+      {
+        queue_rules: [
+          {
+            name: 'default',
+            batch_size: { min: 1, max: 1 },
+            batch_max_wait_time: '0s',
+            checks_timeout: '30m',
+          },
+        ],
+        partition_rules: [
+          { name: 'web', conditions: ['files~=^web/'] },
+          { name: 'api', conditions: ['files~=^api/'] },
+        ],
+        merge_queue: { max_parallel_checks: 2 },
+      },
+      [
+        { kind: 'queue', pr: 3 },
+        { kind: 'wait', minutes: 28 },
+        { kind: 'queue', pr: 9 },
+        { kind: 'queue', pr: 3 },
+        { kind: 'unpause' },
+        { kind: 'queue', pr: 1 },
+        { kind: 'push', pr: 1 },
+        { kind: 'pause' },
+      ],
+      randomOracle(-434973446, []),
+      -434973446,
+    );
+    expect(Object.keys(s.state.sessions)).toEqual([]);
+  });
 });
