@@ -125,7 +125,7 @@ export function checkBatchOrder(log: readonly StepRecord[]): string[] {
 
 /**
  * 4 (continued). A new batch takes the first eligible waiting pull requests of its lane: no
- * pull request left waiting (and not held by a conflict) comes before one it embarked. With
+ * pull request left waiting (and not held, see below) comes before one it embarked. With
  * merges only from the head, in batch order, merge order follows queue order.
  */
 export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
@@ -139,13 +139,27 @@ export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
     };
     for (const lane of state.lanes) {
       const embarked = new Set(lane.batches.flatMap((b) => b.numbers));
-      const waiting = Object.values(state.sessions).filter(
-        (s) =>
-          s.base === lane.base &&
-          s.partitions.includes(lane.partition) &&
-          !embarked.has(s.number) &&
-          s.waitingForAhead === null,
+      // Not held: a PR held for a conflict waits only while that PR is ahead of it, and a PR
+      // sharing more than one partition with a held PR ahead of it is held too (one order in
+      // every shared lane).
+      const ordered = orderSessions(
+        state.config,
+        Object.values(state.sessions).filter(
+          (s) => s.base === lane.base && s.partitions.includes(lane.partition) && !embarked.has(s.number),
+        ),
       );
+      const ahead = new Set(embarked);
+      const held: Session[] = [];
+      const waiting: Session[] = [];
+      for (const s of ordered) {
+        const conflictAhead = (s.waitingForAhead ?? []).some((n) => ahead.has(n));
+        const sharesWithHeld = held.some(
+          (h) => h.partitions.filter((p) => s.partitions.includes(p)).length > 1,
+        );
+        if (conflictAhead || sharesWithHeld) held.push(s);
+        else waiting.push(s);
+        ahead.add(s.number);
+      }
       for (const batch of lane.batches) {
         if (known.has(batch.id) || batch.phase !== 'trial' || batch.trial.phase !== 'preparing') continue;
         for (const number of batch.numbers) {
