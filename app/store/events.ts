@@ -76,10 +76,11 @@ export async function appendEvents(
 }
 
 function filterSql(repositoryId: string, filters: EventFilters) {
-  // A range, not `=`: with an equality the planner drops repository_id from the ORDER BY and may
-  // walk the primary key backwards through other repositories' newer rows (262 ms on PostgreSQL
-  // 15 with 2M events); the range keeps it on the (repository_id, id) index.
-  const parts = [sql`repository_id >= ${repositoryId}::bigint AND repository_id <= ${repositoryId}::bigint`];
+  // `= ANY(ARRAY[..])`, not `=`: with an equality the planner drops repository_id from the ORDER BY
+  // and may walk the primary key backwards through other repositories' newer rows (262 ms with 2M
+  // events). A range fixed that but forced sorts (deep pages 30 ms, oldest page 1.2 s) and lost
+  // the pull_request index; orders below match the (repository_id, id DESC) index's directions.
+  const parts = [sql`repository_id = ANY(ARRAY[${repositoryId}]::bigint[])`];
   if (filters.pullRequest !== undefined) parts.push(sql`pull_request = ${filters.pullRequest}`);
   if (filters.baseRef !== undefined) parts.push(sql`base_ref = ${filters.baseRef}`);
   if (filters.types !== undefined && filters.types.length > 0) {
@@ -131,7 +132,7 @@ async function existsBeyond(
   const { rows } = await sql<{ one: number }>`
     SELECT 1 AS one FROM events
     WHERE ${where} AND id ${beyond.direction === 'older' ? sql`<` : sql`>`} ${beyond.id}::bigint
-    ORDER BY repository_id, id ${beyond.direction === 'older' ? sql`DESC` : sql`ASC`}
+    ORDER BY ${beyond.direction === 'older' ? sql`repository_id, id DESC` : sql`repository_id DESC, id ASC`}
     LIMIT 1`.execute(db);
   return rows.length > 0;
 }
@@ -160,7 +161,7 @@ export async function listEvents(
   const { rows } = await sql<EventRow>`
     SELECT id, repository_id, type, received_at, trigger, pull_request, base_ref, metadata
     FROM events WHERE ${where}${keyset}
-    ORDER BY repository_id, id ${ascending ? sql`ASC` : sql`DESC`}
+    ORDER BY ${ascending ? sql`repository_id DESC, id ASC` : sql`repository_id, id DESC`}
     LIMIT ${limit + 1}`.execute(db);
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
