@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
-    testTimeout: 30_000,
+    // Flow tests run many simulated minutes through real HTTP and a database; 2 shared cores.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests open databases; two cores do not gain from more workers.
     maxWorkers: 2,

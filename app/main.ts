@@ -1,44 +1,91 @@
 import pino from 'pino';
-import { GithubPermissions } from './api/auth/github-permissions.ts';
-import { buildServer } from './api/server.ts';
-import { hasGithubCredentials, readSettings, type Settings } from './settings.ts';
+import type { GithubApp } from './github/github-app.ts';
+import { webhookPath } from './github/webhook-endpoint.ts';
+import { readSettings, type Settings } from './settings.ts';
+import { type GithubSide, startSystem } from './start-system.ts';
+import { createApiKey } from './store/api-keys.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
-import { openStore } from './store/database.ts';
+import { openStore, type Store } from './store/database.ts';
 
 async function start(settings: Settings) {
-  const logger = pino({ level: settings.LOG_LEVEL, redact: ['req.headers.authorization'] });
+  const logger = pino({
+    level: settings.LOG_LEVEL,
+    redact: ['req.headers.authorization', '*.privateKey', '*.token'],
+  });
   // 1. Storage: PostgreSQL when DATABASE_URL is set, else embedded PGlite.
   const store = await openStore({ databaseUrl: settings.DATABASE_URL, dataDir: settings.TRAINYARD_DATA_DIR });
   logger.info({ store: store.location }, 'store ready');
 
-  // 2. The v1 API.
-  const app = await buildServer({
+  // 2. GitHub: the App with credentials, else the sandbox code host with its demo workload;
+  // 3. one HTTP server: the v1 API and the webhook endpoint.
+  const system = await startSystem({ settings, store, logger });
+  const { side, app, address } = system;
+  app.start();
+  logger.info({ address, mode: side.mode }, 'Trainyard is listening');
+  await printWelcome({
+    side,
     store,
-    github: new GithubPermissions({ apiBaseUrl: settings.GITHUB_API_URL }),
-    publicUrl: settings.TRAINYARD_PUBLIC_URL,
-    logger,
+    address,
+    app,
+    now: system.now,
+    timeScale: settings.SANDBOX_TIME_SCALE,
   });
-  const address = await app.listen({ port: settings.PORT, host: settings.HOST });
-  const mode = hasGithubCredentials(settings) ? 'production (GitHub App)' : 'embedded';
-  logger.info({ address, mode }, 'Trainyard is listening');
-  process.stdout.write(
-    `\nTrainyard API on ${address}/v1 (${store.location})\n` +
-      `Create an API key:  npx trainyard keys create --owner <owner> --role admin --name me\n` +
-      `(on PGlite, stop the server first: the data directory has one owner at a time)\n\n`,
-  );
 
-  // 3. Stop cleanly on Ctrl-C / SIGTERM.
+  // 4. Stop cleanly on Ctrl-C / SIGTERM: loops first (work in progress finishes), then HTTP, sandbox, store.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    await app.close();
+    await system.stop();
     await store.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function printWelcome(params: {
+  side: GithubSide;
+  store: Store;
+  address: string;
+  app: GithubApp;
+  now: () => Date;
+  timeScale: number;
+}) {
+  const { side, address } = params;
+  if (side.mode === 'production') {
+    process.stdout.write(
+      `\nTrainyard (GitHub App "${params.app.appSlug}") on ${address}\n` +
+        `  webhooks: ${address}${webhookPath}   API: ${address}/v1\n` +
+        `  create an API key: npx trainyard keys create --owner <owner> --role admin --name me\n\n`,
+    );
+    return;
+  }
+  const sandbox = side.sandbox!;
+  const { owner, name } = sandbox.repository;
+  const { secret } = await createApiKey(params.store.db, {
+    name: `npm start ${params.now().toISOString()}`,
+    owner,
+    repository: null,
+    role: 'admin',
+    now: params.now(),
+  });
+  const repo = `${address}/v1/repos/${owner}/${name}`;
+  process.stdout.write(
+    `\nTrainyard is running in SANDBOX mode (no GitHub credentials): a local code host with simulated CI\n` +
+      `and a demo workload on ${owner}/${name}; its time runs ${params.timeScale}× faster than the wall clock\n` +
+      `(SANDBOX_TIME_SCALE), so CI minutes pass in seconds.\n\n` +
+      `  API:      ${address}/v1      (OpenAPI: ${address}/v1/openapi.json)\n` +
+      `  API key:  ${secret}   (admin on ${owner}/*; a new one each start)\n\n` +
+      `  curl -H "Authorization: Bearer ${secret}" ${repo}/merge-queue/status\n` +
+      `  curl -H "Authorization: Bearer ${secret}" "${repo}/logs?per_page=20"\n` +
+      `  curl -H "Authorization: Bearer ${secret}" "${repo}/stats/queues_merged_count"\n\n` +
+      `  VS Code: install the extension (npm run package:extension → extension/trainyard-vscode.vsix), then set\n` +
+      `  "trainyard.apiUrl": "${address}" and "trainyard.repository": "${owner}/${name}", and run\n` +
+      `  "Trainyard: Set API key" with the key above.\n\n` +
+      `Ctrl-C stops everything; starting again resumes from the stored data.\n\n`,
+  );
 }
 
 try {

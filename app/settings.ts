@@ -13,6 +13,13 @@ const envSchema = z.object({
   PRIVATE_KEY: z.string().min(1).optional(),
   PRIVATE_KEY_PATH: z.string().min(1).optional(),
   WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** The App's slug (`@<slug> queue`); asked from GitHub when unset. */
+  APP_SLUG: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'a GitHub App slug: lowercase letters, digits and dashes')
+    .optional(),
+  /** Sandbox mode only: sandbox milliseconds per real millisecond. */
+  SANDBOX_TIME_SCALE: z.coerce.number().positive().max(10_000).default(60),
 });
 
 export type Settings = z.output<typeof envSchema>;

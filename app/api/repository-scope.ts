@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { findRepository, type Repository } from '../store/repositories.ts';
+import type { Repository } from '../store/repositories.ts';
 import { type AuthorizeContext, authorize, type Need, type Principal } from './auth/authorize.ts';
 import { parseCredential } from './auth/credentials.ts';
 import { forbidden, notFound } from './errors.ts';
@@ -29,14 +29,14 @@ export function registerRepositoryScope(app: FastifyInstance, ctx: AuthorizeCont
   app.addHook('preHandler', async (request: FastifyRequest) => {
     const { owner, repository } = request.params as { owner: string; repository: string };
     const need: Need = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
-    request.principal = await authorize(ctx, parseCredential(request.headers.authorization), {
+    const authorization = await authorize(ctx, parseCredential(request.headers.authorization), {
       owner,
       repository,
       need,
     });
-    const found = await findRepository(ctx.db, owner, repository);
-    if (!found)
+    if (!authorization.repository)
       throw notFound(`repository ${owner}/${repository} is not known to this Trainyard installation`);
-    request.repository = found;
+    request.principal = authorization.principal;
+    request.repository = authorization.repository;
   });
 }

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -10,6 +15,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Store } from '../store/database.ts';
 import type { GithubPermissions } from './auth/github-permissions.ts';
+import { DEFAULT_KEY_CACHE_TTL_MS, KeyCache } from './auth/key-cache.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
@@ -24,7 +30,13 @@ export interface ApiDependencies {
   now?: () => Date;
   /** Base URL for absolute links when behind a proxy; else taken from the request's Host. */
   publicUrl?: string | undefined;
-  logger?: FastifyServerOptions['logger'];
+  /**
+   * How long an application key lookup is reused (default 2 s; 0: never): a revoked key is
+   * refused at most this long after the revocation.
+   */
+  keyCacheTtlMs?: number;
+  /** Fastify's logger options, or a pino logger the server logs through (its request ids included). */
+  logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
 }
 
 export interface RouteContext {
@@ -38,7 +50,8 @@ const requestIdPattern = /^[\w\-.:]{1,128}$/;
 
 export async function buildServer(deps: ApiDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    // Fastify 5 takes a ready logger as `loggerInstance`, options as `logger`.
+    ...(isLoggerInstance(deps.logger) ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
     // A caller's own X-Request-Id is kept when it is safe to echo; otherwise one is made.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -82,6 +95,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
   });
 
   const now = deps.now ?? (() => new Date());
+  const keys = new KeyCache({ ttlMs: deps.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS });
   const ctx: RouteContext = {
     store: deps.store,
     now,
@@ -94,7 +108,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await api.register(
         async (repoScoped) => {
-          registerRepositoryScope(repoScoped, { db: deps.store.db, github: deps.github, now });
+          registerRepositoryScope(repoScoped, { db: deps.store.db, github: deps.github, keys, now });
           registerLogsRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerPauseRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerStatusRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
@@ -106,4 +120,10 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     { prefix: '/v1' },
   );
   return app;
+}
+
+function isLoggerInstance(logger: ApiDependencies['logger']): logger is FastifyBaseLogger {
+  return (
+    typeof logger === 'object' && logger !== null && typeof (logger as FastifyBaseLogger).child === 'function'
+  );
 }

@@ -150,6 +150,10 @@ export const mergeQueueSchema = strictMapping({
   // by default batches are tested on draft PRs, up to 5 at once per partition.
   max_parallel_checks: integer(1, 128).default(5),
   skip_intermediate_results: z.boolean().default(false),
+  // Off by default (QUEUE-SEMANTICS.md keeps a failed batch in its place): with it on, a failed
+  // batch steps aside while it is bisected and the pull requests behind it are tested and merged
+  // without waiting; its innocent pull requests go back to waiting (see app/queue/aside.ts).
+  bisect_aside: z.boolean().default(false),
   reset_on_external_merge: z.enum(['always', 'never']).default('always'),
 });
 

@@ -3,6 +3,9 @@ import { type TrainyardConfig, trainyardConfigSchema } from './config.schema.ts'
 import { type ConfigError, configErrorMap, formatPath } from './config-error.ts';
 import { describeValue } from './describe-value.ts';
 
+/** Where a repository keeps its configuration, read from the default branch. */
+export const CONFIG_PATH = '.github/trainyard.yml';
+
 export type ConfigResult = { ok: true; config: TrainyardConfig } | { ok: false; errors: ConfigError[] };
 
 type Located = { line: number; column: number } | Record<string, never>;

@@ -1,4 +1,6 @@
 import { KEY_SEPARATOR } from './composite-key.ts';
+import type { BatchPhase, QueuedDetails } from './effects.ts';
+import { computeBatchEtas } from './eta.ts';
 import { laneKey, orderLane } from './ordering.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
@@ -38,34 +40,76 @@ function describeBatch(batch: Batch, number: number): string {
   }
 }
 
+interface LaneEntry {
+  title: string;
+  position: number;
+  batch: Batch | undefined;
+}
+
 /**
  * Titles of the check runs of a lane's pull requests (those whose first partition it is).
  * Memoized on the lane and its ordered sessions: a lane nothing happened to costs nothing.
  */
 const titlesMemo = new WeakMap<
   Lane,
-  { sessions: readonly Session[]; paused: boolean; titles: Map<number, string> }
+  { sessions: readonly Session[]; paused: boolean; entries: Map<number, LaneEntry> }
 >();
 
-function computeLaneTitles(state: QueueState, lane: Lane, sessions: readonly Session[]): Map<number, string> {
+function computeLaneTitles(
+  state: QueueState,
+  lane: Lane,
+  sessions: readonly Session[],
+): Map<number, LaneEntry> {
   const memo = titlesMemo.get(lane);
   if (memo !== undefined && memo.sessions === sessions && memo.paused === state.pause.paused)
-    return memo.titles;
+    return memo.entries;
   const batchOf = new Map<number, Batch>();
   for (const batch of lane.batches) for (const n of batch.numbers) batchOf.set(n, batch);
   const positions = new Map(orderLane(state, lane).map((n, i) => [n, i + 1]));
-  const titles = new Map<number, string>();
+  const entries = new Map<number, LaneEntry>();
   for (const session of sessions) {
     if (session.partitions[0] !== lane.partition) continue;
     const position = positions.get(session.number) ?? 0;
-    titles.set(
-      session.number,
-      renderCheckRunTitle(state, { session, position, batch: batchOf.get(session.number) }),
-    );
+    const batch = batchOf.get(session.number);
+    entries.set(session.number, {
+      title: renderCheckRunTitle(state, { session, position, batch }),
+      position,
+      batch,
+    });
   }
-  titlesMemo.set(lane, { sessions, paused: state.pause.paused, titles });
-  return titles;
+  titlesMemo.set(lane, { sessions, paused: state.pause.paused, entries });
+  return entries;
 }
+
+function batchPhase(batch: Batch): BatchPhase {
+  return batch.phase === 'trial' ? batch.trial.phase : batch.phase;
+}
+
+/** The summary's facts, computed only for check runs that are published. */
+function computeQueuedDetails(
+  t: Transition,
+  params: { session: Session; entry: LaneEntry; etaOf: (batch: Batch) => number | null },
+): QueuedDetails {
+  const { session, entry } = params;
+  const eta = entry.batch === undefined ? null : params.etaOf(entry.batch);
+  return {
+    kind: 'queued',
+    queueName: session.queueName,
+    priorityAlias: session.priorityAlias,
+    partitions: session.partitions,
+    position: entry.position,
+    batch:
+      entry.batch === undefined
+        ? null
+        : { name: entry.batch.name, phase: batchPhase(entry.batch), pullRequests: entry.batch.numbers },
+    paused: t.state.pause.paused,
+    waitingFor: session.waitingForAhead,
+    estimatedMergeAt: eta === null ? null : new Date(eta).toISOString(),
+  };
+}
+
+/** The title's prefix while `.github/trainyard.yml` is invalid. */
+export const CONFIG_REJECTED_TITLE = 'Invalid .github/trainyard.yml: the last valid configuration is used';
 
 /** Publishes the check run of every queued pull request whose title changed. */
 export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
@@ -79,12 +123,22 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       partition,
       batches: [],
     };
-    for (const [number, title] of computeLaneTitles(t.state, lane, sessions)) {
+    // ETAs of the lane's batches, computed once and only if a check run of the lane changed.
+    let etas: Map<string, number | null> | null = null;
+    const etaOf = (batch: Batch) => {
+      etas ??= new Map(
+        computeBatchEtas(t.state, lane, { now: t.now }).map((eta, i) => [lane.batches[i]!.id, eta]),
+      );
+      return etas.get(batch.id) ?? null;
+    };
+    for (const [number, entry] of computeLaneTitles(t.state, lane, sessions)) {
+      const { configErrors } = t.state;
+      const title = configErrors === undefined ? entry.title : `${CONFIG_REJECTED_TITLE} — ${entry.title}`;
       const published = t.state.checkRuns[String(number)];
       if (published?.title === title) continue;
       const session = t.state.sessions[String(number)]!;
       const version = (published?.version ?? 0) + 1;
-      const embarked = !title.includes('Waiting in queue') && !title.includes('Waiting for #');
+      const embarked = !entry.title.includes('Waiting in queue') && !entry.title.includes('Waiting for #');
       t.effects.push({
         type: 'publish_check_run',
         key: `publish_check_run:${session.sessionId}:${version}`,
@@ -93,7 +147,10 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
         status: embarked ? 'in_progress' : 'queued',
         conclusion: null,
         title,
-        summary: `${title}. Queue rule ${session.queueName}, priority ${session.priorityAlias}, partitions ${session.partitions.join(', ')}.`,
+        details:
+          configErrors === undefined
+            ? computeQueuedDetails(t, { session, entry, etaOf })
+            : { kind: 'config_rejected', errors: configErrors },
       });
       changes[String(number)] = { title, version };
       changed = true;

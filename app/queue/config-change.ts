@@ -1,6 +1,6 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { abortBatchesFrom } from './abort.ts';
-import { nextCheckRunVersion, recordCheckRun } from './check-runs.ts';
+import { forgetCheckRunTitle } from './check-runs.ts';
 import { computeRunningChecks } from './embark.ts';
 import { computeFacts } from './facts.ts';
 import type { ConfigChanged, ConfigRejected } from './inputs.ts';
@@ -19,7 +19,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export function handleConfigChanged(t: Transition, input: ConfigChanged): void {
   const before = t.state.config;
   const after = input.config;
-  t.state = { ...t.state, config: after };
+  // Valid again: the check runs lose their errors (their titles change, so they are published).
+  const { configErrors: _valid, ...state } = t.state;
+  t.state = { ...state, config: after };
   for (const session of Object.values(t.state.sessions)) {
     if (!after.queue_rules.some((r) => r.name === session.queueName)) {
       leaveQueue(t, session.number, {
@@ -78,21 +80,12 @@ function stopExtraChecks(t: Transition): void {
   }
 }
 
-/** An invalid new configuration: the last valid one stays; queued pull requests are told why. */
+/**
+ * An invalid new configuration: the last valid one stays. Until a valid one comes, every queued
+ * pull request's check run says so (planCheckRuns), including those queued after this; a second
+ * rejection publishes its own errors.
+ */
 export function handleConfigRejected(t: Transition, input: ConfigRejected): void {
-  const summary = input.errors.map((e) => `- ${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('\n');
-  for (const session of Object.values(t.state.sessions)) {
-    const version = nextCheckRunVersion(t, session.number);
-    t.effects.push({
-      type: 'publish_check_run',
-      key: `publish_check_run:${session.sessionId}:${version}`,
-      number: session.number,
-      headSha: session.headSha,
-      status: 'in_progress',
-      conclusion: null,
-      title: 'Invalid .github/trainyard.yml: the last valid configuration is used',
-      summary,
-    });
-    recordCheckRun(t, session.number, { title: null, version });
-  }
+  t.state = { ...t.state, configErrors: input.errors };
+  for (const session of Object.values(t.state.sessions)) forgetCheckRunTitle(t, session.number);
 }

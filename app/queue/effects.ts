@@ -1,3 +1,5 @@
+import type { ConfigError } from '../config/config-error.ts';
+
 /**
  * What the engine asks the shell to do: imperative commands (STYLE.md G1). Each has a stable
  * `key` built from its kind and subject, so the outbox runs it at least once and running it
@@ -79,8 +81,44 @@ export interface PublishCheckRun extends Keyed {
   headSha: string;
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: 'success' | 'failure' | 'neutral' | 'cancelled' | null;
+  /** One line: where the pull request is. The engine publishes again when it changes. */
   title: string;
-  summary: string;
+  /** What the summary explains, as data: the shell words it (app/github/render/check-run.ts). */
+  details: CheckRunDetails;
+}
+
+export type CheckRunDetails = QueuedDetails | LeftDetails | ConfigRejectedDetails;
+
+export type BatchPhase = 'preparing' | 'testing' | 'passed' | 'failed' | 'bisecting' | 'merging';
+
+/** In the queue: waiting, or embarked in a batch. */
+export interface QueuedDetails {
+  kind: 'queued';
+  queueName: string;
+  priorityAlias: string;
+  partitions: string[];
+  /** Place in its first partition's lane, from 1 (embarked pull requests first). */
+  position: number;
+  /** The batch it is tested in; null while it waits. */
+  batch: { name: string; phase: BatchPhase; pullRequests: number[] } | null;
+  paused: boolean;
+  /** Waits for these pull requests ahead to leave (it conflicts with them); null otherwise. */
+  waitingFor: number[] | null;
+  /** Of its batch, RFC 3339; null while it waits, while paused or frozen. */
+  estimatedMergeAt: string | null;
+}
+
+export interface LeftDetails {
+  kind: 'left';
+  merged: boolean;
+  code: string;
+  detail: string | null;
+}
+
+/** The new configuration is invalid: the last valid one is used. */
+export interface ConfigRejectedDetails {
+  kind: 'config_rejected';
+  errors: ConfigError[];
 }
 
 export interface PostComment extends Keyed {

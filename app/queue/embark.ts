@@ -1,5 +1,7 @@
-import type { QueueRule } from '../config/config.schema.ts';
+import type { QueueRule, TrainyardConfig } from '../config/config.schema.ts';
+import { consumeCleared, findSuspects, isAside, markOvertaken, takeLikeFirst } from './aside.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
+import { isAnyFreezeActive, isFrozen } from './freeze.ts';
 import { computeTestBranch } from './ids.ts';
 import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
@@ -18,7 +20,10 @@ export function computeBatchSize(rule: QueueRule, backlog: number, maxParallelCh
   return Math.min(max, Math.ceil(backlog / maxParallelChecks));
 }
 
-/** Batches and sub-batches being prepared or tested: what `max_parallel_checks` limits. */
+/**
+ * Batches and sub-batches being prepared or tested (the `running_checks` gauge): what
+ * `max_parallel_checks` limits, except with bisect_aside (see computeLineChecks).
+ */
 export function computeRunningChecks(lane: Lane): number {
   let running = 0;
   for (const batch of lane.batches) {
@@ -31,6 +36,16 @@ export function computeRunningChecks(lane: Lane): number {
     }
   }
   return running;
+}
+
+/**
+ * What `max_parallel_checks` limits: every running check, or with bisect_aside only the batches
+ * in line — the probes of a batch aside are bounded by the probe count of its bisection, so a
+ * bisection never takes the slots the line needs.
+ */
+export function computeLineChecks(config: TrainyardConfig, lane: Lane): number {
+  if (!config.merge_queue.bisect_aside) return computeRunningChecks(lane);
+  return computeRunningChecks({ ...lane, batches: lane.batches.filter((b) => !isAside(config, b)) });
 }
 
 /** Fills every lane's free slots, sub-batches of a bisection first. */
@@ -63,13 +78,24 @@ type NextBatch =
  * queued again is behind it now. A held PR may be overtaken only by PRs it shares no other
  * partition with: two PRs in several of the same partitions must keep one order in all of them,
  * or each lane waits for the other to merge first. What is blocked this way holds back the PRs
- * behind it in turn.
+ * behind it in turn. With bisect_aside, a suspect (see aside.ts) waiting here is held; those behind
+ * may overtake it, since it takes its place as of when it goes back to waiting.
  */
-function computeEligible(waiting: Session[], embarked: ReadonlySet<number>): Session[] {
+export function computeEligible(
+  waiting: readonly Session[],
+  embarked: ReadonlySet<number>,
+  suspects: readonly Session[] = [],
+): Session[] {
   const ahead = new Set(embarked);
+  const suspect = new Set(suspects.map((s) => s.number));
   const held: Session[] = [];
   const eligible: Session[] = [];
   for (const session of waiting) {
+    // A suspect holds nobody back: it is re-ordered behind those who overtake it.
+    if (suspect.has(session.number)) {
+      ahead.add(session.number);
+      continue;
+    }
     const blocked =
       (session.waitingForAhead?.some((n) => ahead.has(n)) ?? false) ||
       held.some((h) => h.partitions.filter((p) => session.partitions.includes(p)).length > 1);
@@ -84,19 +110,35 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
   const { config } = t.state;
   const maxParallel = config.merge_queue.max_parallel_checks;
   if (
-    lane.batches.some((b) => b.phase === 'bisecting' || (b.phase === 'trial' && b.trial.phase === 'failed'))
+    lane.batches.some(
+      (b) =>
+        (b.phase === 'bisecting' || (b.phase === 'trial' && b.trial.phase === 'failed')) &&
+        !isAside(config, b),
+    )
   ) {
     return { kind: 'none', outcome: 'blocked' };
   }
-  if (computeRunningChecks(lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
-  const eligible = computeEligible(orderWaiting(t.state, lane), computeEmbarked(lane));
+  if (computeLineChecks(config, lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
+  const eligible = computeEligible(
+    orderWaiting(t.state, lane, t.now),
+    computeEmbarked(lane),
+    findSuspects(t.state),
+  );
   const first = eligible[0];
   if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };
   const rule = config.queue_rules.find((r) => r.name === first.queueName);
   if (rule === undefined) return { kind: 'none', outcome: 'blocked' };
-  const sameRule = eligible.filter((s) => s.queueName === rule.name);
+  // Frozen pull requests come last (orderWaiting) and never share a batch with the others.
+  const frozen = (s: Session) => isFrozen(t.state, s.number, t.now);
+  const sameRule = eligible.filter(
+    (s) => s.queueName === rule.name && (!isAnyFreezeActive(t.state, t.now) || frozen(s) === frozen(first)),
+  );
   const size = computeBatchSize(rule, sameRule.length, maxParallel);
-  const sessions = sameRule.slice(0, size);
+  const alike = config.merge_queue.bisect_aside ? takeLikeFirst(sameRule) : sameRule;
+  // Cleared pull requests go at once: they only wait for the batches that overtook them.
+  if (alike[0]?.cleared === true)
+    return { kind: 'ready', sessions: alike.slice(0, rule.batch_size.max), rule };
+  const sessions = alike.slice(0, size);
   if (sessions.length >= size) return { kind: 'ready', sessions, rule };
   const oldest = Math.min(...sessions.map((s) => Date.parse(s.queuedAt)));
   const deadline = oldest + rule.batch_max_wait_time * 1000;
@@ -115,13 +157,15 @@ export function decideEmbark(t: Transition, lane: Lane): EmbarkOutcome {
   const id = t.ids.uuid();
   const counter = t.state.counters.batch + 1;
   t.state = { ...t.state, counters: { ...t.state.counters, batch: counter } };
+  // Built on the batches in line only: batches aside are overtaken from now on.
+  const parents = lane.batches.filter((b) => !isAside(t.state.config, b));
   const batch: Batch = {
     id,
     name: `batch-${counter}`,
     queueName: rule.name,
     numbers: sessions.map((s) => s.number),
-    parentNumbers: lane.batches.flatMap((b) => b.numbers),
-    parentIds: lane.batches.map((b) => b.id),
+    parentNumbers: parents.flatMap((b) => b.numbers),
+    parentIds: parents.map((b) => b.id),
     baseSha: t.state.bases[lane.base]?.sha ?? null,
     mode: inPlace ? 'in_place' : 'draft',
     createdAt: t.nowIso,
@@ -129,7 +173,9 @@ export function decideEmbark(t: Transition, lane: Lane): EmbarkOutcome {
     phase: 'trial',
     trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
   };
-  putLane(t, { ...lane, batches: [...lane.batches, batch] });
+  consumeCleared(t, sessions);
+  const passed = markOvertaken(t.state.config, lane);
+  putLane(t, { ...passed, batches: [...passed.batches, batch] });
   requestTestBranch(t, { lane, batch, attempt: 1 });
   return 'embarked';
 }
@@ -180,7 +226,8 @@ function startWaitingSubBatches(t: Transition, initial: Lane): void {
   for (const batch of lane.batches) {
     if (batch.phase !== 'bisecting') continue;
     for (const sub of batch.bisection.subBatches) {
-      if (sub.trial.phase !== 'waiting' || computeRunningChecks(lane) >= maxParallel) continue;
+      if (sub.trial.phase !== 'waiting') continue;
+      if (!isAside(t.state.config, batch) && computeRunningChecks(lane) >= maxParallel) continue;
       const started: SubBatch = {
         ...sub,
         trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },

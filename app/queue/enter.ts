@@ -3,7 +3,7 @@ import type { QueueRule } from '../config/config.schema.ts';
 import { commandEvent } from './batch-events.ts';
 import { forgetCheckRunTitle } from './check-runs.ts';
 import { computeFacts } from './facts.ts';
-import type { CommandReceived, PullRequestSnapshot } from './inputs.ts';
+import type { CommandNotUnderstood, CommandReceived, PullRequestSnapshot } from './inputs.ts';
 import { decidePartitions } from './partitions.ts';
 import { decidePriority } from './priority.ts';
 import { emit, enterEvent } from './queue-events.ts';
@@ -89,6 +89,21 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
   const existing = findSession(t.state, input.number);
   const base = pr?.base ?? existing?.base ?? null;
   const meta = { author: input.author, comment_id: input.commentId };
+  if (!input.authorized) {
+    // Recorded like any command (who asked, on which session), answered, and nothing else.
+    if (input.command !== 'refresh') {
+      const type = `command.${input.command}` as const;
+      const session_id = existing?.sessionId ?? null;
+      emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id }));
+    }
+    reply(
+      t,
+      input,
+      `@${input.author.login} cannot run \`${input.command}\`: merge queue commands need write access to this repository.`,
+      '-1',
+    );
+    return null;
+  }
   if (input.command === 'refresh') {
     if (existing !== undefined) forgetCheckRunTitle(t, existing.number);
     react(t, input, '+1');
@@ -135,7 +150,12 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
   return session;
 }
 
-function react(t: Transition, input: CommandReceived, content: '+1' | '-1' | 'confused'): void {
+/** The shell's answer to a comment it could not read as a command, posted as it is. */
+export function handleCommandNotUnderstood(t: Transition, input: CommandNotUnderstood): void {
+  reply(t, input, input.reply, 'confused');
+}
+
+function react(t: Transition, input: { commentId: number }, content: '+1' | '-1' | 'confused'): void {
   t.effects.push({
     type: 'react_to_comment',
     key: `react_to_comment:${input.commentId}`,
@@ -144,7 +164,12 @@ function react(t: Transition, input: CommandReceived, content: '+1' | '-1' | 'co
   });
 }
 
-function reply(t: Transition, input: CommandReceived, body: string, content: '-1' | 'confused'): void {
+function reply(
+  t: Transition,
+  input: { number: number; commentId: number },
+  body: string,
+  content: '-1' | 'confused',
+): void {
   react(t, input, content);
   t.effects.push({
     type: 'post_comment',

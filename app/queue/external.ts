@@ -5,7 +5,7 @@ import { computeFacts } from './facts.ts';
 import type { BaseBranchDeleted, BaseBranchMoved, PullRequestClosed, PullRequestUpdated } from './inputs.ts';
 import { leaveQueue } from './leave.ts';
 import { planInterruption } from './priority.ts';
-import type { Batch, Session } from './state.ts';
+import type { Batch, QueueState, Session } from './state.ts';
 import { findSession, lanesOf, putSession, type Transition } from './transition.ts';
 
 /** What a new snapshot of a queued pull request means for it. */
@@ -91,22 +91,69 @@ export function handlePullRequestClosed(t: Transition, input: PullRequestClosed)
  */
 export function handleBaseBranchMoved(t: Transition, input: BaseBranchMoved): void {
   const known = t.state.bases[input.branch] ?? { sha: null, ownShas: [] };
-  const lanes = t.state.lanes.filter((lane) => lane.base === input.branch);
-  const merging = lanes.some((lane) =>
-    lane.batches.some((b) => b.phase === 'merging' && b.inFlight.length > 0),
+  const own = known.sha === input.sha || known.ownShas.includes(input.sha);
+  // During our merge the push may come before the merge's answer: decided once it is answered.
+  const pending = !own && known.sha !== null && isMergeInFlight(t, input.branch);
+  const unconfirmed = pending ? [...(known.unconfirmed ?? []), input.sha] : known.unconfirmed;
+  t.state = {
+    ...t.state,
+    bases: {
+      ...basesInUse(t),
+      [input.branch]: { ...known, sha: input.sha, ...(unconfirmed ? { unconfirmed } : {}) },
+    },
+  };
+  if (own || pending || known.sha === null) return;
+  resetForExternalMove(t, input.branch, input.sha);
+}
+
+function isMergeInFlight(t: Transition, base: string): boolean {
+  return t.state.lanes.some(
+    (lane) => lane.base === base && lane.batches.some((b) => b.phase === 'merging' && b.inFlight.length > 0),
   );
-  const own = known.sha === input.sha || known.ownShas.includes(input.sha) || merging;
-  t.state = { ...t.state, bases: { ...t.state.bases, [input.branch]: { ...known, sha: input.sha } } };
-  if (own || known.sha === null || t.state.config.merge_queue.reset_on_external_merge === 'never') return;
+}
+
+/**
+ * Once no merge of ours is in flight on `base`: the moves seen meanwhile that are not our merge
+ * commits were someone else's. Which commit is the head then is unknown (our merge may sit on
+ * top of theirs): the base's sha is forgotten, so new test branches start from the branch as
+ * GitHub has it, and every batch is rebuilt.
+ */
+export function resolveUnconfirmedMoves(t: Transition, base: string): void {
+  const known = t.state.bases[base];
+  if (known?.unconfirmed === undefined || isMergeInFlight(t, base)) return;
+  const { unconfirmed, ...rest } = known;
+  const external = unconfirmed.filter((sha) => !rest.ownShas.includes(sha));
+  const sha = external.length > 0 ? null : rest.sha;
+  t.state = { ...t.state, bases: { ...t.state.bases, [base]: { ...rest, sha } } };
+  if (external.length > 0) resetForExternalMove(t, base, external.at(-1)!);
+}
+
+/** reset_on_external_merge: every batch not already merging is rebuilt on the new base. */
+function resetForExternalMove(t: Transition, branch: string, sha: string): void {
+  if (t.state.config.merge_queue.reset_on_external_merge === 'never') return;
+  const lanes = t.state.lanes.filter((lane) => lane.base === branch);
   for (const lane of lanes) {
     const index = lane.batches.findIndex((b) => b.phase !== 'merging');
     if (index < 0) continue;
     const why = {
       code: 'MERGE_QUEUE_RESET' as const,
-      reason: `${input.branch} moved to ${input.sha} outside the queue`,
+      reason: `${branch} moved to ${sha} outside the queue`,
     };
     abortBatchesFrom(t, { lane, index, first: why, behind: why });
   }
+}
+
+/**
+ * The shell reports a push to any branch: only the bases of known pull requests (and the branch
+ * just pushed) are kept, or the state would grow with every branch ever pushed. Forgetting a
+ * base nothing targets is safe: with no batch on it, its next move has nothing to reset.
+ */
+function basesInUse(t: Transition): QueueState['bases'] {
+  const used = new Set(t.state.lanes.map((lane) => lane.base));
+  for (const pr of Object.values(t.state.pullRequests)) used.add(pr.base);
+  const entries = Object.entries(t.state.bases);
+  if (entries.every(([branch]) => used.has(branch))) return t.state.bases;
+  return Object.fromEntries(entries.filter(([branch]) => used.has(branch)));
 }
 
 export function handleBaseBranchDeleted(t: Transition, input: BaseBranchDeleted): void {

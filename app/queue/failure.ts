@@ -1,4 +1,5 @@
 import { abortBatchesFrom, cancelRun, closeDraft } from './abort.ts';
+import { abortBuiltOnFailed, isAside, planSuspects, returnOvertaken } from './aside.ts';
 import { startBisection } from './bisection.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { leaveQueue } from './leave.ts';
@@ -12,22 +13,34 @@ import { currentLane, putLane, type Transition } from './transition.ts';
 export type FailureOutcome = 'held' | 'skipped' | 'retried' | 'bisected' | 'dropped';
 
 /**
- * A failed batch is judged only when the batches ahead have passed: until then the failure may
- * be theirs. With skip_intermediate_results, it also waits for the batches behind, since one of
- * them passing proves the failure transient.
+ * A failed batch is judged only when the batches it was built on have passed: until then the
+ * failure may be theirs. With skip_intermediate_results, it also waits for the batches behind,
+ * since one of them passing proves the failure transient. (Without bisect_aside the batches
+ * ahead of a failed batch are exactly its parents, and the first failed batch holds the rest.)
  */
 export function planFailures(t: Transition): void {
+  abortBuiltOnFailed(t);
   for (const initial of t.state.lanes) {
+    const judged = new Set<string>();
     for (let guard = 0; guard < 256; guard++) {
       const lane = currentLane(t, initial);
-      const index = lane.batches.findIndex((b) => b.phase === 'trial' && b.trial.phase === 'failed');
+      const index = lane.batches.findIndex(
+        (b) => b.phase === 'trial' && b.trial.phase === 'failed' && !judged.has(b.id),
+      );
       if (index < 0) break;
-      const ahead = lane.batches.slice(0, index);
-      if (!ahead.every((b) => b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed')))
-        break;
-      if (decideFailure(t, lane, index) === 'held') break;
+      const batch = lane.batches[index]!;
+      judged.add(batch.id);
+      const ahead = lane.batches.slice(0, index).filter((b) => batch.parentIds.includes(b.id));
+      const ready = ahead.every(
+        (b) => b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed'),
+      );
+      const outcome = ready ? decideFailure(t, lane, index) : 'held';
+      if (outcome === 'held' && !isAside(t.state.config, batch)) break;
     }
   }
+  // A retried batch that passed after being overtaken cannot merge: its pull requests wait again.
+  returnOvertaken(t);
+  planSuspects(t);
 }
 
 function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome {
@@ -58,12 +71,15 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
   endFailedChecks(t, { lane, batch, run, timedOut, status: bisect ? 'REEMBARKED' : 'DEFINITIVE' });
   if (batch.mode === 'draft') closeDraft(t, batch.id, run);
   if (batch.mode === 'in_place' && timedOut) cancelRun(t, batch.id, run);
-  const trimmed = abortBatchesFrom(t, {
-    lane,
-    index: index + 1,
-    first: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
-    behind: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
-  });
+  // Aside, the batches behind were not built on it (those that were are already aborted).
+  const trimmed = isAside(t.state.config, batch)
+    ? currentLane(t, lane)
+    : abortBatchesFrom(t, {
+        lane,
+        index: index + 1,
+        first: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
+        behind: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
+      });
   if (bisect) {
     startBisection(t, trimmed, batch, run);
     return 'bisected';

@@ -3,7 +3,7 @@ import { evaluateConditions } from '../config/conditions/evaluate-conditions.ts'
 import { parseConditionList } from '../config/conditions/parse-conditions.ts';
 import { computeFacts } from './facts.ts';
 import type { Freeze, FreezeDeleted, FreezeSaved } from './inputs.ts';
-import type { FreezeRecord, QueueState } from './state.ts';
+import type { FreezeRecord, QueueState, Session } from './state.ts';
 import type { Transition } from './transition.ts';
 
 /** A freeze is active from `start` (inclusive) to `end` (exclusive; none: until deleted). */
@@ -27,6 +27,24 @@ export function isFrozen(state: QueueState, number: number, now: Date): boolean 
     };
     return holds(freeze.matchingConditions, true) && !holds(freeze.excludeConditions, false);
   });
+}
+
+/** Whether any freeze is active now (a cheap test before looking at pull requests). */
+export function isAnyFreezeActive(state: QueueState, now: Date): boolean {
+  return state.freezes.some(({ freeze }) => isFreezeActive(freeze, now));
+}
+
+/**
+ * While a freeze is active, the pull requests it holds go after the others of their lane, in
+ * queue order within each group: they cannot merge, so they must not hold back the pull
+ * requests behind them (QUEUE-SEMANTICS.md, "Pause, freezes, schedules").
+ */
+export function orderFrozenLast(state: QueueState, sessions: Session[], now: Date): Session[] {
+  if (!isAnyFreezeActive(state, now)) return sessions;
+  const free: Session[] = [];
+  const frozen: Session[] = [];
+  for (const session of sessions) (isFrozen(state, session.number, now) ? frozen : free).push(session);
+  return frozen.length === 0 || free.length === 0 ? sessions : [...free, ...frozen];
 }
 
 /** The next instant (ms) a freeze starts or ends: the queue is re-evaluated then. */

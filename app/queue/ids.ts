@@ -31,6 +31,13 @@ export function computeShortId(uuid: string): string {
   return uuid.replaceAll('-', '').slice(0, 8);
 }
 
+const TEST_BRANCH_PREFIX = 'trainyard/merge-queue/';
+
 export function computeTestBranch(batchId: string): string {
-  return `trainyard/merge-queue/${computeShortId(batchId)}`;
+  return `${TEST_BRANCH_PREFIX}${computeShortId(batchId)}`;
+}
+
+/** A branch the engine made for a batch (the shell ignores its pushes and draft pull requests). */
+export function isTestBranch(branch: string): boolean {
+  return branch.startsWith(TEST_BRANCH_PREFIX);
 }

@@ -10,6 +10,7 @@ export type QueueInput =
   | PullRequestUpdated
   | PullRequestClosed
   | CommandReceived
+  | CommandNotUnderstood
   | ChecksReported
   | TestBranchPrepared
   | TestBranchFailed
@@ -91,6 +92,22 @@ export interface CommandReceived {
   queueName: string | null;
   author: GithubAccount;
   commentId: number;
+  /**
+   * The author may run commands (write, maintain or admin permission). A command from anyone
+   * else is recorded (its `command.*` event) and answered, and changes nothing.
+   */
+  authorized: boolean;
+}
+
+/**
+ * A comment addressed to Trainyard that is not a command it knows. The shell words the answer
+ * (app/github/render/comment.ts); the engine only posts it, so replies go through one outbox.
+ */
+export interface CommandNotUnderstood {
+  type: 'command_not_understood';
+  number: number;
+  commentId: number;
+  reply: string;
 }
 
 export interface CheckReport extends CheckRunFact {

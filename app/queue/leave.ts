@@ -81,6 +81,6 @@ function publishLeaveCheckRun(t: Transition, session: Session, leave: Leave): vo
     status: 'completed',
     conclusion: merged ? 'success' : leave.code === 'PR_MANUALLY_DEQUEUED' ? 'cancelled' : 'failure',
     title,
-    summary: leave.detail ?? title,
+    details: { kind: 'left', merged, code: leave.code, detail: leave.detail ?? null },
   });
 }

@@ -1,5 +1,7 @@
-import { abortBatchesFrom } from './abort.ts';
+import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { findMergeHead } from './aside.ts';
 import { computeBatchOutcome } from './checks.ts';
+import { resolveUnconfirmedMoves } from './external.ts';
 import { isFrozen } from './freeze.ts';
 import type { MergeCompleted, MergeFailed } from './inputs.ts';
 import { leaveQueue } from './leave.ts';
@@ -68,7 +70,7 @@ function isValidatedElsewhere(
   if (session === undefined) return true;
   return lanesOf(t.state, session).every((other) => {
     if (other.partition === lane.partition) return true;
-    const head = other.batches[0];
+    const head = findMergeHead(t.state.config, other);
     if (head === undefined || !head.numbers.includes(number)) return false;
     const merged = head.phase === 'merging' ? head.merged : [];
     const passed = head.phase === 'merging' || (head.phase === 'trial' && head.trial.phase === 'passed');
@@ -82,7 +84,7 @@ function isValidatedElsewhere(
 export function planMerges(t: Transition): void {
   for (const initial of t.state.lanes) {
     const lane = currentLane(t, initial);
-    const head = lane.batches[0];
+    const head = findMergeHead(t.state.config, lane);
     if (head === undefined) continue;
     if (head.phase === 'trial' && head.trial.phase === 'passed') {
       if (decideMerge(t, lane, head, head.trial.run) !== 'merge') continue;
@@ -93,7 +95,11 @@ export function planMerges(t: Transition): void {
         merged: [],
         inFlight: [],
       };
-      requestNextMerge(t, { ...lane, batches: [merging, ...lane.batches.slice(1)] }, merging);
+      requestNextMerge(
+        t,
+        { ...lane, batches: lane.batches.map((b) => (b.id === head.id ? merging : b)) },
+        merging,
+      );
     } else if (head.phase === 'merging' && head.inFlight.length === 0) {
       if (decideMerge(t, lane, head, head.run) !== 'merge') continue;
       requestNextMerge(t, lane, head);
@@ -130,7 +136,7 @@ function requestNextMerge(t: Transition, lane: Lane, batch: Batch & { phase: 'me
       batchId: batch.id,
     });
   }
-  putLane(t, { ...lane, batches: [{ ...batch, inFlight }, ...lane.batches.slice(1)] });
+  putLane(t, { ...lane, batches: lane.batches.map((b) => (b.id === batch.id ? { ...batch, inFlight } : b)) });
 }
 
 /** A merge the engine asked for is done: the checks end in success and the pull request leaves merged. */
@@ -143,7 +149,7 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
     const batch = lane.batches[index];
     if (batch === undefined) continue;
     if (
-      index > 0 ||
+      batch !== findMergeHead(t.state.config, lane) ||
       (batch.phase === 'trial' && batch.trial.phase !== 'passed') ||
       batch.phase === 'bisecting'
     ) {
@@ -180,6 +186,7 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
   });
   // A merged pull request is closed: its snapshot is no longer needed (the webhook may not follow).
   t.state = { ...t.state, pullRequests: withoutKey(t.state.pullRequests, String(input.number)) };
+  resolveUnconfirmedMoves(t, session.base);
 }
 
 function markMerged(t: Transition, lane: Lane, batch: Batch, run: TestRun, number: number): void {
@@ -187,14 +194,16 @@ function markMerged(t: Transition, lane: Lane, batch: Batch, run: TestRun, numbe
   const inFlight = batch.phase === 'merging' ? batch.inFlight.filter((n) => n !== number) : [];
   const done = batch.numbers.every((n) => merged.includes(n));
   const rest = lane.batches.filter((b) => b.id !== batch.id);
+  // The batch is over: its draft pull request and test branch must not linger on GitHub.
+  if (done && batch.mode === 'draft') closeDraft(t, batch.id, run);
   const updated: Batch = { ...commonOf(batch), phase: 'merging', run, merged, inFlight };
   putLane(t, { ...lane, batches: done ? rest : lane.batches.map((b) => (b.id === batch.id ? updated : b)) });
 }
 
 function recordOwnSha(t: Transition, base: string, sha: string): void {
   const known = t.state.bases[base] ?? { sha: null, ownShas: [] };
-  const bases = { ...t.state.bases, [base]: { sha, ownShas: [...known.ownShas, sha].slice(-OWN_SHAS_KEPT) } };
-  t.state = { ...t.state, bases };
+  const ownShas = [...known.ownShas, sha].slice(-OWN_SHAS_KEPT);
+  t.state = { ...t.state, bases: { ...t.state.bases, [base]: { ...known, sha, ownShas } } };
 }
 
 /** GitHub refused the merge: the pull request leaves; what was built on it is rebuilt. */
@@ -204,4 +213,5 @@ export function handleMergeFailed(t: Transition, input: MergeFailed): void {
   const lane = findLane(t.state, session.base, session.partitions[0]!);
   if (lane?.batches.some((b) => b.numbers.includes(input.number)) !== true) return;
   leaveQueue(t, input.number, { code: 'PR_UNEXPECTEDLY_FAILED_TO_MERGE', detail: input.reason });
+  resolveUnconfirmedMoves(t, session.base);
 }

@@ -1,11 +1,12 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
+import { orderFrozenLast } from './freeze.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { compareText } from './transition.ts';
 
 /**
  * Queue order: (1) queue rules in configuration order, (2) higher priority first, (3) earlier
- * `queued_at` first, (4) entry order. The same order everywhere, so partitions never disagree.
+ * `queued_at` first (or `orderedAt`, see Session), (4) entry order. The same order everywhere, so partitions never disagree.
  */
 export function orderSessions(config: TrainyardConfig, sessions: readonly Session[]): Session[] {
   return [...sessions].sort(computeComparator(config));
@@ -15,7 +16,10 @@ function computeComparator(config: TrainyardConfig): (a: Session, b: Session) =>
   const ruleIndex = new Map(config.queue_rules.map((rule, index) => [rule.name, index]));
   const rank = (s: Session) => ruleIndex.get(s.queueName) ?? Number.MAX_SAFE_INTEGER;
   return (a, b) =>
-    rank(a) - rank(b) || b.priority - a.priority || compareText(a.queuedAt, b.queuedAt) || a.seq - b.seq;
+    rank(a) - rank(b) ||
+    b.priority - a.priority ||
+    compareText(a.orderedAt ?? a.queuedAt, b.orderedAt ?? b.queuedAt) ||
+    a.seq - b.seq;
 }
 
 const SEP = KEY_SEPARATOR;
@@ -115,10 +119,12 @@ export function computeEmbarked(lane: Lane): Set<number> {
 }
 
 /** The lane's queued pull requests not in a batch, in queue order. */
-export function orderWaiting(state: QueueState, lane: Lane): Session[] {
+/** The lane's waiting pull requests in the order they embark: queue order, frozen ones last (`now` given). */
+export function orderWaiting(state: QueueState, lane: Lane, now?: Date): Session[] {
   const embarked = computeEmbarked(lane);
   const sessions = orderSessionsByLane(state).get(laneKey(lane)) ?? [];
-  return embarked.size === 0 ? sessions : sessions.filter((s) => !embarked.has(s.number));
+  const waiting = embarked.size === 0 ? sessions : sessions.filter((s) => !embarked.has(s.number));
+  return now === undefined ? waiting : orderFrozenLast(state, waiting, now);
 }
 
 /** Every queued pull request of the lane, embarked first (batch order) then waiting. */

@@ -65,6 +65,9 @@ const sessionSchema = z.object({
   seq: z.int().min(1),
   headSha: z.string(),
   waitingForAhead: z.array(prNumber).min(1).nullable(),
+  cleared: z.literal(true).optional(),
+  suspect: z.literal(true).optional(),
+  orderedAt: iso.optional(),
   freeze: heldSchema,
   schedule: heldSchema,
 });
@@ -129,6 +132,7 @@ const commonShape = {
   mode: z.enum(['draft', 'in_place']),
   createdAt: iso,
   retries: z.int().min(0),
+  overtaken: z.literal(true).optional(),
 };
 
 const batchSchema = z.discriminatedUnion('phase', [
@@ -163,7 +167,14 @@ export const queueStateSchema = z
     pullRequests: z.record(z.string(), snapshotSchema),
     sessions: z.record(z.string(), sessionSchema),
     lanes: z.array(laneSchema),
-    bases: z.record(z.string(), z.strictObject({ sha: z.string().nullable(), ownShas: z.array(z.string()) })),
+    bases: z.record(
+      z.string(),
+      z.strictObject({
+        sha: z.string().nullable(),
+        ownShas: z.array(z.string()),
+        unconfirmed: z.array(z.string()).min(1).optional(),
+      }),
+    ),
     pause: z.discriminatedUnion('paused', [
       z.strictObject({ paused: z.literal(false) }),
       z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
@@ -188,6 +199,16 @@ export const queueStateSchema = z
       running: z.record(z.string(), z.int().min(0)),
     }),
     checkRuns: z.record(z.string(), z.object({ title: z.string().nullable(), version: z.int().min(1) })),
+    configErrors: z
+      .array(
+        z.strictObject({
+          path: z.string(),
+          message: z.string(),
+          line: z.int().optional(),
+          column: z.int().optional(),
+        }),
+      )
+      .optional(),
     wakeUpAt: iso.nullable(),
     counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
   })
@@ -230,7 +251,8 @@ export function findInconsistencies(state: QueueState): string[] {
 function checkBatchShape(batch: Batch): string[] {
   if (batch.phase === 'bisecting') {
     const { lo, hi, subBatches } = batch.bisection;
-    if (!(lo < hi && hi <= batch.numbers.length))
+    // hi = length + 1: the whole batch is not known to fail (bisect_aside, after a culprit).
+    if (!(lo < hi && hi <= batch.numbers.length + 1))
       return [`${batch.name}: bisection bounds ${lo}..${hi} are wrong`];
     if (subBatches.some((s) => s.length <= lo || s.length >= hi))
       return [`${batch.name}: a probe is out of bounds`];

@@ -1,4 +1,5 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
+import type { ConfigError } from '../config/config-error.ts';
 import type { CheckReport, Freeze, PullRequestSnapshot } from './inputs.ts';
 
 /**
@@ -32,6 +33,11 @@ export interface QueueState {
    * change only. Kept apart from sessions so that publishing does not touch them.
    */
   checkRuns: Record<string, PublishedCheckRun>;
+  /**
+   * Why the newest `.github/trainyard.yml` was rejected (the last valid `config` is used), until
+   * a valid one comes: every queued pull request's check run shows it. Absent when valid.
+   */
+  configErrors?: ConfigError[];
   /** The wake-up last asked for (one timer per repository: the earliest deadline). */
   wakeUpAt: string | null;
   counters: { session: number; batch: number };
@@ -54,6 +60,20 @@ export interface Session {
   headSha: string;
   /** CONFLICT_WITH_PULL_AHEAD: waits until all of these have left the queue. */
   waitingForAhead: number[] | null;
+  /**
+   * With bisect_aside: passed a test on top of the pull requests ahead, then went back to waiting
+   * because the queue moved on (app/queue/aside.ts). It embarks with cleared pull requests only,
+   * so that untested ones cannot fail its batch again.
+   */
+  cleared?: true;
+  /**
+   * With bisect_aside, for a pull request in several partitions: it is a suspect (in a batch
+   * aside) and held in its other lanes. When it goes back to waiting, it takes its place in the
+   * queue order as of then (`orderedAt`), behind whoever overtook it, so that every lane keeps
+   * one order (a lane waiting on another that waits on it would never merge).
+   */
+  suspect?: true;
+  orderedAt?: string;
   freeze: HeldTime;
   schedule: HeldTime;
 }
@@ -82,6 +102,12 @@ export interface BaseBranch {
   sha: string | null;
   /** Commits the engine's own merges produced: a move to one of them is not external. */
   ownShas: string[];
+  /**
+   * Moves seen while one of our merges was in flight, to commits not (yet) known as ours: GitHub's
+   * push may come before the merge's answer. Once no merge is in flight, those that turned out
+   * not to be ours are external moves.
+   */
+  unconfirmed?: string[];
 }
 
 export type Pause = { paused: false } | { paused: true; reason: string; since: string };
@@ -127,6 +153,11 @@ export interface BatchCommon {
   createdAt: string;
   /** Checks retries used (max_checks_retries). */
   retries: number;
+  /**
+   * With `bisect_aside`: a batch was built past this one (without it) while it stepped aside, so
+   * the base may move under it and it must never merge; its innocent pull requests wait again.
+   */
+  overtaken?: true;
 }
 
 export type Batch = BatchCommon & BatchState;
@@ -139,7 +170,8 @@ export type BatchState =
 
 /**
  * Cumulative-prefix bisection of a failed batch: prefix `lo` is known to pass (0: nothing),
- * prefix `hi` is known to fail. Each round probes prefixes strictly between them.
+ * prefix `hi` is known to fail (or, = length + 1, nothing is known to fail: bisect_aside goes on
+ * after a culprit). Each round probes prefixes strictly between them.
  */
 export interface Bisection {
   depth: number;

@@ -3,7 +3,7 @@ import { planCheckRuns } from './check-runs.ts';
 import { handleConfigChanged, handleConfigRejected } from './config-change.ts';
 import { handleTestBranchFailed } from './conflicts.ts';
 import { planEmbarkAll } from './embark.ts';
-import { handleCommand } from './enter.ts';
+import { handleCommand, handleCommandNotUnderstood } from './enter.ts';
 import {
   handleBaseBranchDeleted,
   handleBaseBranchMoved,
@@ -12,6 +12,7 @@ import {
 } from './external.ts';
 import { planFailures } from './failure.ts';
 import { handleFreezeDeleted, handleFreezeSaved } from './freeze.ts';
+import { planFreezeRebuild } from './freeze-rebuild.ts';
 import { planGauges, summarizeSessions } from './gauges.ts';
 import { planHeldTime } from './held-time.ts';
 import type { QueueInput } from './inputs.ts';
@@ -64,6 +65,9 @@ function applyInput(t: Transition, input: QueueInput): void {
       planInterruption(t, session);
       return;
     }
+    case 'command_not_understood':
+      handleCommandNotUnderstood(t, input);
+      return;
     case 'checks_reported':
       handleChecksReported(t, input);
       return;
@@ -120,6 +124,7 @@ function settle(t: Transition): void {
   planFailures(t);
   planBisectionProgress(t);
   planFailures(t);
+  planFreezeRebuild(t);
   planMerges(t);
   planEmbarkAll(t);
   planHeldTime(t);

@@ -111,5 +111,6 @@ export function commonOf(batch: Batch): BatchCommon {
     mode: batch.mode,
     createdAt: batch.createdAt,
     retries: batch.retries,
+    ...(batch.overtaken === true ? { overtaken: true } : {}),
   };
 }

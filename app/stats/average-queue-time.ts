@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { AverageQueueTimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
+import { sessionCapacityMicros } from './day-cells.ts';
 import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { capacitySeconds } from './session-times.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 /**
  * Idle time of the sessions that left, bucketed by leave: means of the capacity wait (queued
@@ -15,17 +16,18 @@ export async function loadAverageQueueTime(
   db: Queryable,
   params: StatsParams,
 ): Promise<AverageQueueTimeResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<
-    GroupKeys & { bucket: string; capacity: number; schedule: number; freeze: number; count: number }
-  >`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('left_at', width)} AS bucket,
-      sum(${capacitySeconds})::float8 AS capacity,
-      coalesce(sum(seconds_schedule), 0)::float8 AS schedule,
-      coalesce(sum(seconds_freeze), 0)::float8 AS freeze,
-      count(*)::int AS count
-    FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}
-    GROUP BY 1, 2, 3, 4, 5`.execute(db);
+  const { rows, width } = await loadBucketed<
+    GroupKeys & { capacity: number; schedule: number; freeze: number; count: number }
+  >(db, params, {
+    table: 'stats_sessions',
+    time: 'left_at',
+    // Per session, as its day cell has them (day-cells.ts); r is the session row.
+    columns: sql`1 AS n, ${sessionCapacityMicros} AS capacity_us, coalesce(r.seconds_schedule, 0) AS schedule_s,
+      coalesce(r.seconds_freeze, 0) AS freeze_s`,
+    days: { table: 'stats_session_days', columns: sql`n, capacity_us, schedule_s, freeze_s` },
+    aggregates: sql`sum(capacity_us)::float8 / 1e6::float8 AS capacity,
+      sum(schedule_s)::float8 AS schedule, sum(freeze_s)::float8 AS freeze, sum(n)::int AS count`,
+  });
   return {
     groups: groupRowsByKeys({
       rows,

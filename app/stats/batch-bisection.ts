@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { BatchBisectionResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
 import { groupKeys, groupRows, keyList } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 interface Row extends GroupKeys {
-  bucket: string;
   kind: 's' | 'e';
   count: number;
   sum_depth: number;
@@ -21,16 +21,17 @@ export async function loadBatchBisection(
   db: Queryable,
   params: StatsParams,
 ): Promise<BatchBisectionResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<Row>`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('at', width)} AS bucket, kind,
-      count(*)::int AS count,
+  const { rows, width } = await loadBucketed<Row>(db, params, {
+    table: 'stats_bisections',
+    time: 'at',
+    extra: ['kind'],
+    columns: sql`depth, size_before_split, culprit_found, max_failure_reached`,
+    aggregates: sql`count(*)::int AS count,
       coalesce(sum(depth), 0)::int AS sum_depth, coalesce(max(depth), 0)::int AS max_depth,
       coalesce(sum(size_before_split), 0)::int AS sum_size,
       count(*) FILTER (WHERE culprit_found)::int AS culprits,
-      count(*) FILTER (WHERE max_failure_reached)::int AS max_reached
-    FROM stats_bisections WHERE ${whereSql(params)}
-    GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
+      count(*) FILTER (WHERE max_failure_reached)::int AS max_reached`,
+  });
   return {
     started: groupRows({
       rows: rows.filter((r) => r.kind === 's'),

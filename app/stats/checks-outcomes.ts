@@ -7,9 +7,10 @@ import {
   type QueuesChecksOutcomeCountResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
 import { compareKeyLists, groupKeys, groupRowsByKeys, keyList } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import { type StatsParams, whereSql } from './stats-params.ts';
 
 const outcomeRank = new Map<string, number>(CHECK_OUTCOMES.map((o, i) => [o, i]));
 
@@ -18,12 +19,18 @@ export async function loadQueuesChecksOutcomeCount(
   db: Queryable,
   params: StatsParams,
 ): Promise<QueuesChecksOutcomeCountResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<GroupKeys & { bucket: string; outcome: CheckOutcome; count: number }>`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('at', width)} AS bucket,
-      outcome, count(*)::int AS count
-    FROM stats_checks WHERE ${whereSql(params)}
-    GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
+  const { rows, width } = await loadBucketed<GroupKeys & { outcome: CheckOutcome; count: number }>(
+    db,
+    params,
+    {
+      table: 'stats_checks',
+      time: 'at',
+      extra: ['outcome'],
+      columns: sql`1 AS n`,
+      days: { table: 'stats_check_days', columns: sql`n` },
+      aggregates: sql`sum(n)::int AS count`,
+    },
+  );
   return {
     groups: groupRowsByKeys({
       rows: rows.filter((r) => outcomeRank.has(r.outcome)),

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { ChecksRetriesResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
+import { sessionDepth, sessionNotRecovered, sessionRecovered } from './day-cells.ts';
 import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 interface Row extends GroupKeys {
-  bucket: string;
   total_retries: number;
   with_retries: number;
   recovered: number;
@@ -22,18 +23,21 @@ interface Row extends GroupKeys {
  * is the highest retry_attempt of its checks_end events.
  */
 export async function loadChecksRetries(db: Queryable, params: StatsParams): Promise<ChecksRetriesResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<Row>`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('left_at', width)} AS bucket,
-      sum(retries)::int AS total_retries,
-      count(*) FILTER (WHERE retries > 0)::int AS with_retries,
-      count(*) FILTER (WHERE retries > 0 AND last_checks_outcome = 'SUCCESS')::int AS recovered,
-      count(*) FILTER (WHERE retries > 0 AND last_checks_outcome IN ('CHECKS_FAILED', 'CHECKS_TIMEOUT'))::int
-        AS not_recovered,
-      coalesce(sum(max_retry_attempt) FILTER (WHERE retries > 0), 0)::int AS sum_depth,
-      coalesce(max(max_retry_attempt) FILTER (WHERE retries > 0), 0)::int AS max_depth
-    FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}
-    GROUP BY 1, 2, 3, 4, 5`.execute(db);
+  const { rows, width } = await loadBucketed<Row>(db, params, {
+    table: 'stats_sessions',
+    time: 'left_at',
+    // Per session, as its day cell has them (day-cells.ts); r is the session row.
+    columns: sql`r.retries, CASE WHEN r.retries > 0 THEN 1 ELSE 0 END AS with_retries,
+      ${sessionRecovered} AS recovered, ${sessionNotRecovered} AS not_recovered,
+      ${sessionDepth} AS depth_sum, ${sessionDepth} AS depth_max`,
+    days: {
+      table: 'stats_session_days',
+      columns: sql`retries, with_retries, recovered, not_recovered, depth_sum, depth_max`,
+    },
+    aggregates: sql`sum(retries)::int AS total_retries, sum(with_retries)::int AS with_retries,
+      sum(recovered)::int AS recovered, sum(not_recovered)::int AS not_recovered,
+      sum(depth_sum)::int AS sum_depth, max(depth_max)::int AS max_depth`,
+  });
   return {
     groups: groupRowsByKeys({
       rows,

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { QueuesMergedCountResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
 import { groupRows } from './group-rows.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 interface Row {
   base_ref: string;
@@ -21,12 +22,14 @@ export async function loadQueuesMergedCount(
   db: Queryable,
   params: StatsParams,
 ): Promise<QueuesMergedCountResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<Row>`
-    SELECT base_ref, partition_names, queue_name, priority_rule_name, ${bucketSql('at', width)} AS bucket,
-      count(*)::int AS merged
-    FROM stats_merges WHERE ${whereSql(params, { partitionNames: true })}
-    GROUP BY 1, 2, 3, 4, 5`.execute(db);
+  const { rows, width } = await loadBucketed<Omit<Row, 'bucket'>>(db, params, {
+    table: 'stats_merges',
+    time: 'at',
+    partitionNames: true,
+    columns: sql`1 AS n`,
+    days: { table: 'stats_merge_days', columns: sql`n` },
+    aggregates: sql`sum(n)::int AS merged`,
+  });
   return {
     groups: groupRows({
       rows,

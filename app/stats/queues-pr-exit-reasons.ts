@@ -5,9 +5,10 @@ import {
   type QueuesPrExitReasonsResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
 import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 const reasonRank = new Map<string, number>(EXIT_REASONS.map((r, i) => [r, i]));
 
@@ -19,12 +20,20 @@ export async function loadQueuesPrExitReasons(
   db: Queryable,
   params: StatsParams,
 ): Promise<QueuesPrExitReasonsResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<GroupKeys & { bucket: string; exit_code: ExitReason; count: number }>`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('left_at', width)} AS bucket,
-      exit_code, count(*)::int AS count
-    FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })} AND exit_code IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6`.execute(db);
+  const { rows, width } = await loadBucketed<GroupKeys & { exit_code: ExitReason; count: number }>(
+    db,
+    params,
+    {
+      table: 'stats_sessions',
+      time: 'left_at',
+      where: sql`exit_code IS NOT NULL`,
+      extra: ['exit_code'],
+      columns: sql`1 AS n`,
+      // A cell's exit code is '' for leaves without a known code.
+      days: { table: 'stats_session_days', columns: sql`n`, where: sql`exit_code <> ''` },
+      aggregates: sql`sum(n)::int AS count`,
+    },
+  );
   return {
     groups: groupRowsByKeys({
       rows: rows.filter((r) => reasonRank.has(r.exit_code)),

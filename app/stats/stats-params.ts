@@ -27,21 +27,36 @@ function anyOf(column: RawBuilder<unknown>, values: readonly string[] | undefine
   return sql`${column} = ANY(${[...values]}::text[])`;
 }
 
+/** A time range: from (inclusive) to `to`, inclusive unless `toExcluded`. */
+export interface TimeRange {
+  from: Date;
+  to: Date;
+  toExcluded?: boolean;
+}
+
 /**
- * The WHERE clause of a projection read: repository, `at` within the period and the filters
- * on the group key columns. `partitionNames`: the table has a `partition_names` array (merges).
+ * The WHERE clause of a projection read: repository, `at` within the period (or `range`) and
+ * the filters on the group key columns. `partitionNames`: the table has a `partition_names`
+ * array (merges).
  */
 export function whereSql(
   params: StatsParams,
-  options: { alias?: string; time?: string | null; partitionNames?: boolean; priority?: boolean } = {},
+  options: {
+    alias?: string;
+    time?: string | null;
+    range?: TimeRange;
+    partitionNames?: boolean;
+    priority?: boolean;
+  } = {},
 ) {
   const col = (name: string) => sql.ref(options.alias ? `${options.alias}.${name}` : name);
   const f = params.filters;
   const parts = [sql`${col('repository_id')} = ${params.repositoryId}::bigint`];
   if (options.time !== null) {
     const time = col(options.time ?? 'at');
-    parts.push(sql`${time} >= ${params.start.toISOString()}::timestamptz`);
-    parts.push(sql`${time} <= ${params.end.toISOString()}::timestamptz`);
+    const range = options.range ?? { from: params.start, to: params.end };
+    parts.push(sql`${time} >= ${range.from.toISOString()}::timestamptz`);
+    parts.push(sql`${time} ${range.toExcluded ? sql`<` : sql`<=`} ${range.to.toISOString()}::timestamptz`);
   }
   const optional = [
     anyOf(col('base_ref'), f.baseRef),
@@ -55,9 +70,4 @@ export function whereSql(
   ];
   for (const part of optional) if (part !== null) parts.push(part);
   return sql.join(parts, sql` AND `);
-}
-
-/** Epoch second at which the bucket of `column` starts (a bigint, as a string from pg). */
-export function bucketSql(column: string, width: number) {
-  return sql`(floor(extract(epoch FROM ${sql.ref(column)}) / ${width}::int)::bigint * ${width}::int)`;
 }

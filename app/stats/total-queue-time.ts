@@ -1,24 +1,29 @@
 import { sql } from 'kysely';
 import type { TotalQueueTimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { loadBucketed } from './bucketed.ts';
+import { sessionQueueMicros } from './day-cells.ts';
 import { groupRowsByKeys } from './group-rows.ts';
 import type { GroupKeys } from './projection-rows.ts';
-import { queueSeconds } from './session-times.ts';
-import { bucketSql, type StatsParams, whereSql, widthOf } from './stats-params.ts';
+import type { StatsParams } from './stats-params.ts';
 
 /** Time in queue (leave − queued_at) of the sessions that left, bucketed by leave. */
 export async function loadTotalQueueTime(
   db: Queryable,
   params: StatsParams,
 ): Promise<TotalQueueTimeResponse> {
-  const width = widthOf(params);
-  const { rows } = await sql<
-    GroupKeys & { bucket: string; max: number; min: number; sum: number; count: number }
-  >`
-    SELECT base_ref, partition_name, queue_name, priority_rule_name, ${bucketSql('left_at', width)} AS bucket,
-      max(q)::float8 AS max, min(q)::float8 AS min, sum(q)::float8 AS sum, count(*)::int AS count
-    FROM (SELECT *, ${queueSeconds} AS q FROM stats_sessions WHERE ${whereSql(params, { time: 'left_at' })}) s
-    GROUP BY 1, 2, 3, 4, 5`.execute(db);
+  // Per session, as its day cell has them (day-cells.ts); r is the session row.
+  const { rows, width } = await loadBucketed<
+    GroupKeys & { max: number; min: number; sum: number; count: number }
+  >(db, params, {
+    table: 'stats_sessions',
+    time: 'left_at',
+    columns: sql`1 AS n, ${sessionQueueMicros} AS queue_us, ${sessionQueueMicros} AS queue_us_max,
+        ${sessionQueueMicros} AS queue_us_min`,
+    days: { table: 'stats_session_days', columns: sql`n, queue_us, queue_us_max, queue_us_min` },
+    aggregates: sql`sum(queue_us)::float8 / 1e6::float8 AS sum, max(queue_us_max)::float8 / 1e6::float8 AS max,
+        min(queue_us_min)::float8 / 1e6::float8 AS min, sum(n)::int AS count`,
+  });
   return {
     groups: groupRowsByKeys({
       rows,

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Queryable } from './database.ts';
+import { type Repository, toRepository } from './repositories.ts';
 
 export type KeyRole = 'read' | 'admin';
 
@@ -113,6 +115,56 @@ export async function findApiKeyBySecret(db: Queryable, secret: string): Promise
     .where('key_hash', '=', hashApiKey(secret))
     .executeTakeFirst();
   return row ? toApiKey(row) : null;
+}
+
+/** A key and the repository a request names, found together (see {@link findKeyAndRepository}). */
+export interface KeyAndRepository {
+  key: ApiKey;
+  /** The repository `owner/name` names (case-insensitively), whether or not the key may see it. */
+  repository: Repository | null;
+}
+
+/**
+ * The key a secret belongs to (revoked or not) and the repository a request names, in one
+ * round trip: every authenticated request needs both, and two statements cost twice the
+ * latency. The caller must check the key before it reveals anything about the repository.
+ */
+export async function findKeyAndRepository(
+  db: Queryable,
+  secret: string,
+  owner: string,
+  name: string,
+): Promise<KeyAndRepository | null> {
+  const { rows } = await sql<
+    KeyRow & {
+      repository_id: string | null;
+      repository_owner: string | null;
+      repository_name: string | null;
+      repository_default_branch: string | null;
+      repository_installation_id: string | null;
+    }
+  >`
+    SELECT k.id, k.name, k.owner, k.repository, k.role, k.key_hint, k.created_at, k.revoked_at,
+      k.last_used_at, r.id AS repository_id, r.owner AS repository_owner, r.name AS repository_name,
+      r.default_branch AS repository_default_branch, r.installation_id AS repository_installation_id
+    FROM api_keys k
+    LEFT JOIN repositories r ON lower(r.owner) = lower(${owner}) AND lower(r.name) = lower(${name})
+    WHERE k.key_hash = ${hashApiKey(secret)}`.execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    key: toApiKey(row),
+    repository:
+      row.repository_id === null
+        ? null
+        : toRepository({
+            id: row.repository_id,
+            owner: row.repository_owner!,
+            name: row.repository_name!,
+            default_branch: row.repository_default_branch!,
+            installation_id: row.repository_installation_id,
+          }),
+  };
 }
 
 export async function touchApiKey(db: Queryable, id: string, now: Date): Promise<void> {

@@ -14,13 +14,24 @@ export async function loadQueueState(db: Queryable, repositoryId: string): Promi
   return row ? row.state : null;
 }
 
+/** The row's version (grows by one at each save), or null when the engine never ran for the repository. */
+export async function loadQueueStateVersion(db: Queryable, repositoryId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('queue_state')
+    .select(['version'])
+    .where('repository_id', '=', repositoryId)
+    .executeTakeFirst();
+  return row ? row.version : null;
+}
+
+/** Saves the state; returns the row's new version. */
 export async function saveQueueState(
   db: Queryable,
   repositoryId: string,
   state: unknown,
   now: Date,
-): Promise<void> {
-  await db
+): Promise<string> {
+  const row = await db
     .insertInto('queue_state')
     .values({ repository_id: repositoryId, state: JSON.stringify(state), version: 1, updated_at: now })
     .onConflict((oc) =>
@@ -30,5 +41,7 @@ export async function saveQueueState(
         updated_at: eb.ref('excluded.updated_at'),
       })),
     )
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return row.version;
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db, Tx } from './database.ts';
 import { lockRepository } from './repository-lock.ts';
 
@@ -25,8 +24,7 @@ export async function inRepositoryTransaction<T>(
 ): Promise<T> {
   try {
     return await db.transaction().execute(async (tx) => {
-      await sql`SELECT set_config('lock_timeout', ${`${options.lockTimeoutMs ?? 5000}ms`}, true)`.execute(tx);
-      await lockRepository(tx, repositoryId);
+      await lockRepository(tx, repositoryId, options.lockTimeoutMs ?? 5000);
       return work(tx);
     });
   } catch (error) {

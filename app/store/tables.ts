@@ -7,6 +7,9 @@ export interface Tables {
   pauses: PausesTable;
   api_keys: ApiKeysTable;
   queue_state: QueueStateTable;
+  outbox: OutboxTable;
+  timers: TimersTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 // int8 columns come back from pg as strings (STACK.md: keep int8 ids as strings).
@@ -60,4 +63,37 @@ export interface QueueStateTable {
   state: JSONColumnType<Record<string, unknown>, string, string>;
   version: ColumnType<string, string | number, string | number>;
   updated_at: Timestamp;
+}
+
+export interface OutboxTable {
+  id: Generated<string>;
+  repository_id: Int8;
+  key: string;
+  effect: JSONColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  attempts: Generated<number>;
+  available_at: Timestamp;
+  leased_until: Timestamp | null;
+  last_error: string | null;
+  done_at: Timestamp | null;
+}
+
+export interface TimersTable {
+  repository_id: Int8;
+  key: string;
+  due_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  delivery_id: string;
+  event: string;
+  received_at: Timestamp;
+  seq: Generated<string>;
+  ordering_key: Generated<string>;
+  payload: string | null;
+  processed_at: Timestamp | null;
+  attempts: Generated<number>;
+  available_at: Timestamp | null;
+  leased_until: Timestamp | null;
+  last_error: string | null;
 }

@@ -56,6 +56,10 @@ try {
       }
     },
     env: {
+      // The GitHub-session tests (05-github-session) register the `github` authentication provider
+      // themselves. The built-in vscode.github-authentication, which cannot sign in offline, runs
+      // in the same extension host and would keep the id: the server leaves it out.
+      VSCODE_SKIP_BUILTIN_EXTENSIONS: 'vscode.github-authentication',
       EXT_TEST_LOG: testLog,
       EXT_TEST_RESULTS: testResults,
       TRAINYARD_TEST_SERVER: JSON.stringify(trainyard.info),

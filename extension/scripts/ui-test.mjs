@@ -1,12 +1,19 @@
 // The .vsix installed into code-server, then one Playwright run in the real workbench (headless
-// Chromium), against a real Trainyard server: Set API key from the command palette → activity bar
-// → Merge Queue tree → "Trainyard: Pause queue" → reason prompt → paused (tree, toast, server)
-// → Unpause with its confirmation dialog. Screenshots go to --out (CI output, not committed).
+// Chromium), against a real Trainyard server: activity bar → "Not signed in" → Sign in with GitHub
+// → VS Code's consent dialog → Allow → the tree loads with the GitHub session → Set API key from
+// the command palette → Merge Queue tree → "Trainyard: Pause queue" → reason prompt → paused
+// (tree, toast, server) → Unpause with its confirmation dialog. Screenshots go to --out (CI
+// output, not committed).
+// GitHub: code-server cannot sign in to GitHub offline, so the test fixture extension
+// test/fixtures/github-auth (loaded as a development extension) is the `github` provider, signing
+// in with a user token minted by the server's sandbox GitHub; the built-in
+// vscode.github-authentication is left out of the host (VSCODE_SKIP_BUILTIN_EXTENSIONS).
 // usage: node ui-test.mjs --vsix file.vsix [--out dir]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { hostPaths, launchChromium, startCodeServer } from './code-server.mjs';
 import { startTrainyardServer } from './trainyard-server.mjs';
@@ -26,6 +33,20 @@ const check = (name, passed, detail = '') => {
   console.log(`${passed ? '  ✔' : '  ✖'} ${name}${detail ? ` — ${detail}` : ''}`);
 };
 
+const githubAuthFixture = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../test/fixtures/github-auth',
+);
+const authLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trainyard-ui-auth-')), 'calls.jsonl');
+const providerCalls = () =>
+  fs.existsSync(authLog)
+    ? fs
+        .readFileSync(authLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+
 let trainyard;
 let codeServer;
 let browser;
@@ -37,6 +58,11 @@ try {
   codeServer = await startCodeServer({
     vsix,
     settings: { 'trainyard.apiUrl': url, 'trainyard.repository': repository, 'trainyard.refreshInterval': 5 },
+    env: {
+      VSCODE_SKIP_BUILTIN_EXTENSIONS: 'vscode.github-authentication',
+      TRAINYARD_TEST_SERVER: JSON.stringify(trainyard.info),
+      TRAINYARD_TEST_AUTH_LOG: authLog,
+    },
   });
   const { node, entry } = hostPaths();
   const listed = execFileSync(
@@ -66,7 +92,7 @@ try {
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
-  await page.goto(codeServer.url());
+  await page.goto(codeServer.url([['extensionDevelopmentPath', codeServer.remote(githubAuthFixture)]]));
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   console.log(`[${ms()}] workbench loaded`);
 
@@ -86,14 +112,40 @@ try {
     await page.keyboard.press('Enter');
   };
 
-  // The application key goes in through the real password box.
+  // Activity bar → Merge Queue view: no API key and no GitHub session yet, so it offers to sign in.
+  await page.locator('.activitybar [aria-label^="Trainyard"]').first().click({ timeout: 30_000 });
+  const signIn = page
+    .locator('.welcome-view-content .monaco-button')
+    .filter({ hasText: 'Sign in with GitHub' });
+  await signIn.first().waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: path.join(out, 'ui-0-signed-out.png') });
+  // Sign in with GitHub → VS Code asks the user to let Trainyard sign in → Allow.
+  await signIn.first().click();
+  const consent = page
+    .locator('.monaco-dialog-box')
+    .filter({ hasText: "The extension 'Trainyard' wants to sign in using GitHub." });
+  await consent.waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: path.join(out, 'ui-0-consent.png') });
+  await consent.locator('.dialog-buttons .monaco-button').filter({ hasText: 'Allow' }).click();
+  // The tree loads with the GitHub session's token alone (no API key is set yet).
+  await page.getByText(repository, { exact: true }).first().waitFor({ timeout: 30_000 });
+  await page.getByText('Not paused', { exact: true }).waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: path.join(out, 'ui-0-github-session.png') });
+  const created = providerCalls().filter((c) => c.call === 'createSession');
+  check(
+    'Sign in with GitHub → consent dialog → Allow → the provider creates a session → the tree loads with the GitHub token',
+    created.length === 1 && JSON.stringify(created[0].scopes) === '["repo"]',
+    `createSession calls: ${JSON.stringify(created)}`,
+  );
+  console.log(`[${ms()}] signed in with GitHub`);
+
+  // The application key goes in through the real password box (it takes precedence over the session).
   await palette('Trainyard: Set API key');
   await page.locator('.quick-input-widget input[type="password"]').waitFor();
   await page.keyboard.type(adminKey);
   await page.keyboard.press('Enter');
 
-  // Activity bar → Merge Queue tree with the server's data.
-  await page.locator('.activitybar [aria-label^="Trainyard"]').first().click({ timeout: 30_000 });
+  // Merge Queue tree with the server's data.
   await page.getByText(repository, { exact: true }).first().waitFor({ timeout: 30_000 });
   await page.getByText('Not paused', { exact: true }).waitFor({ timeout: 30_000 });
   await page.getByText('Waiting', { exact: true }).waitFor();
@@ -140,6 +192,7 @@ try {
   await browser?.close().catch(() => {});
   await codeServer?.close();
   await trainyard?.stop();
+  fs.rmSync(path.dirname(authLog), { recursive: true, force: true });
 }
 const failed = checks.filter((c) => !c.passed).length;
 console.log(`${checks.length - failed} passed, ${failed} failed`);

@@ -49,10 +49,12 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
   );
   const statusBar = own(new QueueStatusBar(queue));
 
-  // Problems in words above the (empty) tree; viewsWelcome offers the actions.
+  // A problem empties the tree and shows its viewsWelcome entry (words and actions: Retry, Sign in…).
+  // VS Code shows welcome content only while the view has no message, so the problem's own words
+  // (which server, which repository, what it said) go in the view's description instead.
   own(
     queue.onDidChange((s) => {
-      queueView.message = s.kind === 'problem' ? s.problem.message : undefined;
+      queueView.description = s.kind === 'problem' ? s.problem.message : undefined;
     }),
   );
   own(
@@ -62,11 +64,9 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
         f.types.length ? `types: ${f.types.join(', ')}` : null,
         f.pullRequest !== null ? `pull request #${f.pullRequest}` : null,
       ].filter(Boolean);
-      eventLogView.message = eventLog.problem
-        ? eventLog.problem.message
-        : parts.length
-          ? `Filtered by ${parts.join('; ')}`
-          : undefined;
+      eventLogView.description = eventLog.problem?.message;
+      eventLogView.message =
+        !eventLog.problem && parts.length ? `Filtered by ${parts.join('; ')}` : undefined;
     }),
   );
   // Poll only while a view is visible.

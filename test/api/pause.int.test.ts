@@ -1,7 +1,12 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { QueueState } from '../../app/queue/state.ts';
 import { createApiKey, type KeyRole } from '../../app/store/api-keys.ts';
+import { loadQueueState } from '../../app/store/queue-state.ts';
+import { runStep } from '../../app/store/step-transaction.ts';
+import { createCountingIds } from '../queue/support/scenario.ts';
 import { ApiHarness, FAKE_GITHUB_API } from '../support/api-harness.ts';
+import { openedAndQueued } from '../support/queue-inputs.ts';
 
 let api: ApiHarness;
 let clock = new Date('2026-11-01T10:00:00.000Z');
@@ -279,5 +284,88 @@ describe('GET and DELETE /merge-queue/pause, and the status endpoint', () => {
     expect(second.body.paused_at).toBe(clock.toISOString());
     expect(await eventsOf(base, 'queue.pause.create')).toHaveLength(2);
     expect(await eventsOf(base, 'queue.pause.update')).toHaveLength(0);
+  });
+});
+
+describe('the pause goes through the engine', () => {
+  const ids = createCountingIds();
+
+  async function queuedRepo() {
+    repoCount += 1;
+    const repo = await api.repository(`acme/queue-${repoCount}`);
+    // A queued pull request whose draft-PR batch is being prepared.
+    await runStep({ db: api.store.db, repositoryId: repo.id, inputs: openedAndQueued(1), now: clock, ids });
+    return { id: repo.id, base: `/v1/repos/acme/queue-${repoCount}` };
+  }
+
+  const engineState = async (id: string) => (await loadQueueState(api.store.db, id)) as QueueState;
+  const outboxKeys = async (id: string) =>
+    (
+      await api.store.db
+        .selectFrom('outbox')
+        .select('key')
+        .where('repository_id', '=', id)
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.key);
+
+  it('pausing tells the engine, which cancels the running draft-PR batch, in the same transaction', async () => {
+    const repo = await queuedRepo();
+    expect((await outboxKeys(repo.id)).filter((k) => k.startsWith('close_draft_pr:'))).toEqual([]);
+
+    expect((await pause(repo.base, { reason: 'release freeze' })).status).toBe(200);
+    expect((await engineState(repo.id)).pause).toEqual({
+      paused: true,
+      reason: 'release freeze',
+      since: clock.toISOString(),
+    });
+    const state = await engineState(repo.id);
+    expect(state.lanes.flatMap((l) => l.batches)).toEqual([]);
+    expect((await outboxKeys(repo.id)).filter((k) => k.startsWith('close_draft_pr:'))).toHaveLength(1);
+    // The API's event comes first, then the engine's.
+    const types = (
+      await api.store.db
+        .selectFrom('events')
+        .select('type')
+        .where('repository_id', '=', repo.id)
+        .orderBy('id')
+        .execute()
+    ).map((e) => e.type);
+    const created = types.indexOf('queue.pause.create');
+    expect(created).toBeGreaterThan(0);
+    expect(types.slice(created + 1)).toEqual(['action.queue.checks.change']);
+  });
+
+  it('changing the reason updates the engine; unpausing resumes the queue', async () => {
+    const repo = await queuedRepo();
+    await pause(repo.base, { reason: 'first' });
+    advance(60);
+    await pause(repo.base, { reason: 'second' });
+    const paused = (await engineState(repo.id)).pause;
+    expect(paused).toMatchObject({ paused: true, reason: 'second' });
+
+    const prepares = async () =>
+      (await outboxKeys(repo.id)).filter((k) => k.startsWith('prepare_test_branch:'));
+    expect(await prepares()).toHaveLength(1);
+    const del = await api.request(`${repo.base}/merge-queue/pause`, {
+      method: 'DELETE',
+      token: admin.secret,
+    });
+    expect(del.status).toBe(204);
+    expect((await engineState(repo.id)).pause).toEqual({ paused: false });
+    // The pull request embarks again: a new test branch is asked for.
+    expect(await prepares()).toHaveLength(2);
+  });
+
+  it('a refused pause or unpause leaves the engine as it was', async () => {
+    const repo = await queuedRepo();
+    const before = await engineState(repo.id);
+    expect((await pause(repo.base, { reason: '' })).status).toBe(422);
+    const del = await api.request(`${repo.base}/merge-queue/pause`, {
+      method: 'DELETE',
+      token: admin.secret,
+    });
+    expect(del.status).toBe(404);
+    expect(await engineState(repo.id)).toEqual(before);
   });
 });

@@ -120,6 +120,7 @@ class Shell {
         queueName: null,
         author,
         commentId: this.commentId++,
+        authorized: true,
       },
       measure,
     );

@@ -11,19 +11,24 @@
  * BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/trainyard_bench), BENCH_SCHEMA (bench),
  * BENCH_REQUESTS (200), BENCH_WARMUP (20), BENCH_VACUUM=1 (VACUUM (ANALYZE) instead of
  * ANALYZE), BENCH_KEEP_PGLITE=1 (keep the PGlite data directory), BENCH_REUSE_POSTGRES=1
- * (measure latency again on the events an earlier run left in the schema, without importing).
+ * (measure latency again on the events an earlier run left in the schema, without importing),
+ * BENCH_CANDIDATES=0 / BENCH_CANDIDATE_SCHEMA=0 (skip the candidate query shapes / schema).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
 import { z } from 'zod';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
+import { DEFAULT_KEY_CACHE_TTL_MS } from '../../app/api/auth/key-cache.ts';
+import { eventJson } from '../../app/api/event-response.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { importEvents } from '../../app/cli/import-events.ts';
-import { createApiKey } from '../../app/store/api-keys.ts';
+import { createApiKey, findKeyAndRepository } from '../../app/store/api-keys.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
+import { listEventTexts } from '../../app/store/events.ts';
 import { findRepository } from '../../app/store/repositories.ts';
 import { logsPageSchema } from '../../shared/schemas/logs.schema.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
@@ -65,6 +70,7 @@ const config = {
   vacuum: process.env.BENCH_VACUUM === '1',
   keepPglite: process.env.BENCH_KEEP_PGLITE === '1',
   candidateSchema: process.env.BENCH_CANDIDATE_SCHEMA !== '0',
+  candidateQueries: process.env.BENCH_CANDIDATES !== '0',
   /** BENCH_CANDIDATES=0 skips timing the alternative statements (the old slow shapes take minutes). */
   statementCandidates: process.env.BENCH_CANDIDATES !== '0',
   dataRoot: resolve('.bench-data'),
@@ -248,21 +254,38 @@ async function ingest(store: Store, dataset: Dataset) {
 // ---------------------------------------------------------------------------------------
 // Queries
 
+/** How a statement names the repository: its SQL with `$1`, `$2`… for its parameters. */
+interface RepositoryForm {
+  sql: string;
+  /** How many times the repository id is passed. */
+  parameters: number;
+}
+
+/** app/store/events.ts today: the repository as a one-element array (see repositoryAsArray). */
+const appRepositoryForm: RepositoryForm = {
+  sql: 'repository_id = ANY(ARRAY[$1]::bigint[])',
+  parameters: 1,
+};
+
+/** The columns `listEventTexts` (app/store/events.ts) selects: the event as text for the JSON answer. */
+const routeColumns = `id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS received_at, trigger, pull_request, base_ref, type, metadata::text AS metadata`;
+
 /**
- * The statements `listEvents` (app/store/events.ts) sends for a newest-first page: the page,
+ * The statements `listEventTexts` (app/store/events.ts) sends for a newest-first page: the page,
  * then (after the first page) an ordered LIMIT 1 probe for a row newer than the page's newest.
- * `repository` is how the filter names the repository (the candidates change it).
+ * The candidates change how the repository is named and the orders.
  */
 function routeStatements(
   repositoryId: string,
   filterType: string | null,
   before: string | null,
   limit: number,
-  repository = 'repository_id = $1::bigint',
-  probeOrder = 'repository_id, id ASC',
+  repository: RepositoryForm = appRepositoryForm,
+  probeOrder = 'repository_id DESC, id ASC',
+  mainOrder = 'repository_id, id DESC',
 ): { main: Statement; probe: ((newest: string) => Statement) | null } {
-  const values: unknown[] = [repositoryId];
-  let where = repository;
+  const values: unknown[] = Array.from({ length: repository.parameters }, () => repositoryId);
+  let where = repository.sql;
   if (filterType !== null) {
     values.push(filterType);
     where += ` AND type = $${values.length}`;
@@ -275,7 +298,7 @@ function routeStatements(
   }
   mainValues.push(limit + 1);
   const main: Statement = {
-    text: `SELECT id, repository_id, type, received_at, trigger, pull_request, base_ref, metadata FROM events WHERE ${where}${keyset} ORDER BY repository_id, id DESC LIMIT $${mainValues.length}`,
+    text: `SELECT ${routeColumns} FROM events WHERE ${where}${keyset} ORDER BY ${mainOrder} LIMIT $${mainValues.length}`,
     values: mainValues,
   };
   const probe =
@@ -302,7 +325,16 @@ interface CaseResult {
   /** 1-minute load average of the machine at the end of the timed runs (2 CPUs). */
   loadAverage: number;
   routeSqlWithAuth: Timed;
-  encode: Summary;
+  /** The same requests to a server that looks the application key up on every request. */
+  httpNoKeyCache: Timed;
+  /** The same requests with fetch as the client. */
+  httpFetch: Timed;
+  /** Writing the page's JSON from its rows (eventJson), as the route does. */
+  serialize: Summary;
+  /** JSON.stringify of the parsed page: what the route did before it spliced stored JSON text. */
+  stringify: Summary;
+  /** zod encode + JSON.stringify, what the default zod serializer would add (the route skips it). */
+  zodEncode: Summary;
   candidates: { name: string; sql: Summary; plans: string[] }[];
   statements: string[];
   /** EXPLAIN ANALYZE of each statement of `statements`, summarized. */
@@ -311,11 +343,38 @@ interface CaseResult {
   ratioP99: number;
 }
 
-async function getPage(url: string, token: string) {
+/*
+ * The client shares this process (and its 2 CPUs) with the server, so its own cost lands in
+ * the HTTP figures: the timed requests use node:http on one kept-alive connection, a lean
+ * client like curl or a service's HTTP library; fetch (undici's WHATWG layer, ~0.3-0.5 ms more
+ * per request here) is timed beside it for reference.
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function getPage(url: string, token: string): Promise<{ link: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (response.statusCode !== 200) {
+          reject(new Error(`GET ${url}: ${response.statusCode} ${text.slice(0, 300)}`));
+        } else {
+          const link = response.headers.link;
+          resolve({ link: Array.isArray(link) ? link.join(', ') : link, text });
+        }
+      });
+    }).on('error', reject);
+  });
+}
+
+async function fetchPage(url: string, token: string) {
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 300)}`);
-  return { response, text };
+  return text;
 }
 
 /** Follows `next` links until `depth` events lie before the page, or the log ends. */
@@ -325,9 +384,9 @@ async function walkTo(firstUrl: string, token: string, depth: number) {
   const started = performance.now();
   let pages = 0;
   while (skipped < depth) {
-    const { response, text } = await getPage(url, token);
+    const { link, text } = await getPage(url, token);
     pages++;
-    const next = parseLinkHeader(response.headers.get('link'))['next'];
+    const next = parseLinkHeader(link ?? null)['next'];
     if (!next) break;
     skipped += (JSON.parse(text) as { size: number }).size;
     url = next;
@@ -383,6 +442,13 @@ async function measureBackend(backend: 'pglite' | 'postgres', dataset: Dataset) 
       github: new GithubPermissions({ apiBaseUrl: 'https://github.invalid/api/v3' }),
     });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    // The same app looking the application key up on every request, for comparison.
+    const appNoKeyCache = await buildServer({
+      store,
+      github: new GithubPermissions({ apiBaseUrl: 'https://github.invalid/api/v3' }),
+      keyCacheTtlMs: 0,
+    });
+    noKeyCacheBase = await appNoKeyCache.listen({ port: 0, host: '127.0.0.1' });
     app.server.on('request', (_request, response) => {
       const start = performance.now();
       response.on('finish', () => serverTimes.push(performance.now() - start));
@@ -414,7 +480,16 @@ async function measureBackend(backend: 'pglite' | 'postgres', dataset: Dataset) 
         );
       }
       for (const target of targetsToMeasure) {
-        cases.push(await measureCase(store, recorder, repository.id, token, target, queryCandidates));
+        cases.push(
+          await measureCase(
+            store,
+            recorder,
+            repository.id,
+            token,
+            target,
+            config.candidateQueries ? queryCandidates : [],
+          ),
+        );
       }
       if (config.candidateSchema) {
         // The same requests (same ids, so the cursors stay valid) on a changed schema.
@@ -431,7 +506,7 @@ async function measureBackend(backend: 'pglite' | 'postgres', dataset: Dataset) 
               repository.id,
               token,
               target,
-              [routeFromBlockZero],
+              config.candidateQueries ? [routeFromBlockZero, plainEquality] : [],
               ' [candidate schema]',
             ),
           );
@@ -446,6 +521,8 @@ async function measureBackend(backend: 'pglite' | 'postgres', dataset: Dataset) 
       }
     } finally {
       await app.close();
+      await appNoKeyCache.close();
+      agent.destroy();
     }
 
     return {
@@ -514,8 +591,28 @@ const repositoryAsArray: Candidate = {
       filter,
       before,
       limit,
-      'repository_id = ANY(ARRAY[$1::bigint])',
+      { sql: 'repository_id = ANY(ARRAY[$1::bigint])', parameters: 1 },
       'repository_id DESC, id ASC',
+    );
+    return [built.main, ...(built.probe && newest ? [built.probe(newest)] : [])];
+  },
+};
+
+/**
+ * The plain form: `repository_id = $1`, ORDER BY id. Safe only where no index in plain id
+ * order exists (the candidate schema), and then the simplest.
+ */
+const plainEquality: Candidate = {
+  name: 'repository_id = $1; ORDER BY id DESC, probe ORDER BY id ASC',
+  build({ repositoryId, filter, before, newest, limit }) {
+    const built = routeStatements(
+      repositoryId,
+      filter,
+      before,
+      limit,
+      { sql: 'repository_id = $1::bigint', parameters: 1 },
+      'id ASC',
+      'id DESC',
     );
     return [built.main, ...(built.probe && newest ? [built.probe(newest)] : [])];
   },
@@ -571,6 +668,9 @@ async function planSummaryOn(db: pg.Pool | pg.PoolClient, statement: Statement):
   walk(root);
   return `${parts.join(' > ')}: ${ms(root['Actual Total Time'] ?? Number.NaN)} ms`;
 }
+
+/** Base URL of the server without key cache (see measureBackend). */
+let noKeyCacheBase = '';
 
 /** Time from the server's `request` event to the response's `finish`, per request. */
 const serverTimes: number[] = [];
@@ -646,6 +746,7 @@ async function measureCase(
   candidates: Candidate[],
   suffix = '',
 ): Promise<CaseResult> {
+  const noKeyCacheUrl = c.url.replace(/^https?:\/\/[^/]+/, noKeyCacheBase);
   const name = `${c.depth === 0 ? 'first page' : `depth ${int(c.depth)}`}${c.filter ? `, type=${c.filter.replace('action.queue.', '…')}` : ''}${suffix}`;
   const cursor = new URL(c.url).searchParams.get('cursor');
   const before = cursor
@@ -683,7 +784,14 @@ async function measureCase(
       throw new Error(`${name}: the page starts at id ${newest}, expected ${expected.rows[0]?.id}`);
     }
   }
-  const withAuth = captured.filter((s) => /^\s*select/i.test(s.text));
+  // The key lookup the route sends when its key cache misses (once per key and repository every
+  // DEFAULT_KEY_CACHE_TTL_MS): timed on every run of +auth SQL, as if nothing were cached.
+  const authLookup = await recorder.capture(() => findKeyAndRepository(store.db, token, OWNER, BUSIEST));
+  const routeAuth = captured.filter((s) => /^\s*select/i.test(s.text) && !/\bFROM events\b/.test(s.text));
+  if (routeAuth.length > 0 && (routeAuth.length !== 1 || !sameStatement(routeAuth[0]!, authLookup[0]!))) {
+    log(`  WARNING: the route's key lookup differs from findKeyAndRepository's`);
+  }
+  const withAuth = [...authLookup, ...logStatements];
 
   const timed = await timeInterleaved(
     {
@@ -691,17 +799,38 @@ async function measureCase(
       // As listEvents does: the page, then (after the first page) whether newer rows exist.
       sql: () => runStatements(store, logStatements),
       routeSqlWithAuth: () => runStatements(store, withAuth),
+      httpNoKeyCache: () => getPage(noKeyCacheUrl, token),
+      httpFetch: () => fetchPage(c.url, token),
     },
     () => {
       serverTimes.length = 0;
     },
   );
-  const { http, sql, routeSqlWithAuth } = timed;
+  const { http, sql, routeSqlWithAuth, httpNoKeyCache, httpFetch } = timed;
   const server = summarize(serverTimes);
   const loadAverage = loadavg()[0]!;
-  // The response encoding fastify-type-provider-zod does: zod encode, then JSON.stringify.
+  // The route writes each event's JSON around its stored metadata text (eventJson); before, it
+  // JSON.stringify'd the parsed page, and the zod serializer the other routes use would
+  // validate (encode) first — both timed for reference.
+  const texts = await listEventTexts(
+    store.db,
+    repositoryId,
+    c.filter ? { types: [c.filter] } : {},
+    before === null ? { kind: 'newest' } : { kind: 'before', id: before },
+    config.perPage,
+  );
+  if (texts.events[0]?.id !== (newest ?? undefined))
+    throw new Error(`${name}: listEventTexts answers another page`);
+  const repositoryJson = JSON.stringify(`${OWNER}/${BUSIEST}`);
+  const serialize = await timeRuns(config.requests, config.warmup, async () => {
+    const events = texts.events.map((e) => eventJson(e, repositoryJson)).join(',');
+    return `{"size":${texts.events.length},"per_page":${config.perPage},"events":[${events}]}`;
+  });
   const parsedBody = JSON.parse(body) as unknown;
-  const encode = await timeRuns(config.requests, config.warmup, async () => {
+  const stringify = await timeRuns(config.requests, config.warmup, async () => {
+    JSON.stringify(parsedBody);
+  });
+  const zodEncode = await timeRuns(config.requests, config.warmup, async () => {
     const result = z.safeEncode(logsPageSchema, parsedBody as never);
     if (!result.success) throw result.error;
     JSON.stringify(result.data);
@@ -754,7 +883,11 @@ async function measureCase(
     sql,
     loadAverage,
     routeSqlWithAuth,
-    encode,
+    httpNoKeyCache,
+    httpFetch,
+    serialize,
+    stringify,
+    zodEncode,
     candidates: candidateResults,
     statements: logStatements.map((s) => `${normalizeSql(s.text)}  -- ${JSON.stringify(s.values)}`),
     plans,
@@ -762,7 +895,7 @@ async function measureCase(
     ratioP99: http.p99 / sql.p99,
   };
   log(
-    `  ${name}: HTTP p50 ${ms(http.p50)} p99 ${ms(http.p99)} ms (server ${ms(server.p50)}); SQL p50 ${ms(sql.p50)} p99 ${ms(sql.p99)} ms; with auth lookups p50 ${ms(routeSqlWithAuth.p50)} ms; encode p50 ${ms(encode.p50)} ms; GC during HTTP ${http.gc.count} pauses, ${ms(http.gc.totalMs)} ms (max ${ms(http.gc.maxMs)}), during SQL ${sql.gc.count}, ${ms(sql.gc.totalMs)} ms (max ${ms(sql.gc.maxMs)}); load average ${loadAverage.toFixed(2)}`,
+    `  ${name}: HTTP p50 ${ms(http.p50)} p99 ${ms(http.p99)} ms (server ${ms(server.p50)}); SQL p50 ${ms(sql.p50)} p99 ${ms(sql.p99)} ms; with the key lookup p50 ${ms(routeSqlWithAuth.p50)} ms; HTTP without key cache p50 ${ms(httpNoKeyCache.p50)} p99 ${ms(httpNoKeyCache.p99)} ms; with fetch p50 ${ms(httpFetch.p50)} p99 ${ms(httpFetch.p99)} ms; serialize p50 ${ms(serialize.p50)} ms (JSON.stringify of the parsed page ${ms(stringify.p50)}, zod encode + stringify ${ms(zodEncode.p50)}); GC during HTTP ${http.gc.count} pauses, ${ms(http.gc.totalMs)} ms (max ${ms(http.gc.maxMs)}), during SQL ${sql.gc.count}, ${ms(sql.gc.totalMs)} ms (max ${ms(sql.gc.maxMs)}); load average ${loadAverage.toFixed(2)}`,
   );
   return result;
 }
@@ -785,7 +918,13 @@ function casesTable(cases: readonly CaseResult[]): string {
       'HTTP/SQL p99',
       '+auth SQL p50',
       '+auth SQL p99',
-      'encode p50',
+      'HTTP/+auth p50',
+      'HTTP/+auth p99',
+      'fetch p50',
+      'fetch p99',
+      'no key cache p50',
+      'no key cache p99',
+      'serialize p50',
     ],
     cases.map((c) => [
       c.name,
@@ -798,7 +937,13 @@ function casesTable(cases: readonly CaseResult[]): string {
       ratio(c.ratioP99),
       ms(c.routeSqlWithAuth.p50),
       ms(c.routeSqlWithAuth.p99),
-      ms(c.encode.p50),
+      ratio(c.http.p50 / c.routeSqlWithAuth.p50),
+      ratio(c.http.p99 / c.routeSqlWithAuth.p99),
+      ms(c.httpFetch.p50),
+      ms(c.httpFetch.p99),
+      ms(c.httpNoKeyCache.p50),
+      ms(c.httpNoKeyCache.p99),
+      ms(c.serialize.p50),
     ]),
   );
 }
@@ -816,7 +961,7 @@ function backendTable(r: BackendResult): string {
         `overall ${int(r.ingest.overall.events)} in ${r.ingest.overall.seconds.toFixed(1)} s = ${int(r.ingest.overall.eventsPerSecond)} events/s`
       : 'ingest: not measured (reused the data of an earlier run)',
     `after import: ${r.maintenance} (${r.maintenanceSeconds.toFixed(1)} s); events: ${r.sizes.heap} heap+toast, ${r.sizes.indexes} indexes`,
-    `latency in ms over ${config.requests} sequential requests each after ${config.warmup} warm-up (HTTP, SQL and +auth SQL runs interleaved), per_page=${config.perPage}; depth pages reached by following rel="next"; load average during the cases ${r.cases.map((c) => c.loadAverage.toFixed(1)).join(', ')}`,
+    `latency in ms over ${config.requests} sequential requests each after ${config.warmup} warm-up (HTTP on node:http with keep-alive, SQL, +auth SQL, HTTP without key cache and HTTP with fetch runs interleaved), per_page=${config.perPage}; depth pages reached by following rel="next"; load average during the cases ${r.cases.map((c) => c.loadAverage.toFixed(1)).join(', ')}`,
     casesTable(r.cases),
     "plans of the route's statements (EXPLAIN ANALYZE, once):",
     ...planLines(r.cases),
@@ -913,8 +1058,10 @@ async function main() {
     ),
     '',
     'SQL = the statements listEvents runs (the page, then a probe for newer rows after the first page), on the pool;',
-    '+auth SQL = every SELECT the request runs (key lookup, repository lookup, then the same); encode = zod encode + JSON.stringify of the response;',
-    "server = from the HTTP server's request event to the response's finish (the rest of HTTP is the client and loopback).",
+    `+auth SQL = the key-and-repository lookup (one statement), then the same: what a request costs when the key cache misses (once per key every ${DEFAULT_KEY_CACHE_TTL_MS / 1000} s); no key cache = HTTP to a server with keyCacheTtlMs 0;`,
+    'serialize = writing the page JSON from its rows as the route does (eventJson, stored metadata text spliced in);',
+    "server = from the HTTP server's request event to the response's finish (the rest of HTTP is the client and loopback);",
+    'HTTP = node:http client with one kept-alive connection, in this process; fetch = the same requests with fetch (undici), for reference.',
   ].join('\n');
   console.log(report);
 

@@ -7,14 +7,18 @@
  * Ingest goes through the real append path (appendEvents + projections, one transaction per
  * 5,000 events). Then, on the busiest repository, each endpoint with windows of 1, 7, 30 and 90
  * days ending at the last event: p50/p95 over STATS_BENCH_REQUESTS (20) loopback HTTP requests.
- * Last, the time to append 10,000 more events (100 transactions of 100) with projections on.
+ * Last, the time to append 10,000 more events (100 transactions of 100) with projections on,
+ * three times (later and later events). Load averages are printed with each figure: the
+ * machines are shared.
  *
  * Environment: STATS_BENCH_BUSIEST (1,000,000), STATS_BENCH_OTHERS (4,000,000 over 99
  * repositories), STATS_BENCH_BACKENDS (pglite,postgres), STATS_BENCH_DATABASE_URL
- * (postgresql://postgres@127.0.0.1:5432/trainyard_bench), STATS_BENCH_REQUESTS (20).
+ * (postgresql://postgres@127.0.0.1:5432/trainyard_bench), STATS_BENCH_REQUESTS (20),
+ * STATS_BENCH_KEEP (unset: drop the PostgreSQL schema and the PGlite directory at the end; set:
+ * keep them, e.g. to EXPLAIN ANALYZE the endpoints' queries on the benchmark's data).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
@@ -38,6 +42,7 @@ const config = {
   backends: (process.env['STATS_BENCH_BACKENDS'] ?? 'pglite,postgres').split(','),
   databaseUrl:
     process.env['STATS_BENCH_DATABASE_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/trainyard_bench',
+  keep: (process.env['STATS_BENCH_KEEP'] ?? '') !== '',
 };
 
 const DAY = 86_400_000;
@@ -61,8 +66,10 @@ const codes = ['CHECKS_FAILED', 'PR_MANUALLY_DEQUEUED', 'CHECKS_TIMEOUT', 'CONFL
  */
 function* generate(count: number, seed: number): Generator<EventToAppend[]> {
   const random = lcg(seed);
-  const perSession = 11;
-  const sessions = Math.max(1, Math.floor(count / perSession));
+  // Events per session on average: 9, + 1 merged (85 %), + 1 bisection start (1 in 40).
+  const perSession = 9.875;
+  const sessions = Math.max(1, Math.round(count / perSession));
+  let left = count;
   const step = (END - START) / sessions;
   const bases = ['main', 'main', 'main', 'release'];
   const partitions = ['__default__', '__default__', 'web', 'api'];
@@ -190,10 +197,14 @@ function* generate(count: number, seed: number): Generator<EventToAppend[]> {
     ev('action.comment', end + 2000, { message: 'merged' });
     if (batch.length >= 5_000) {
       batch.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
+      batch = batch.slice(0, left);
+      left -= batch.length;
       yield batch;
       batch = [];
+      if (left === 0) return;
     }
   }
+  batch = batch.slice(0, left);
   if (batch.length > 0) yield batch;
 }
 
@@ -208,14 +219,21 @@ async function ingest(store: Store, repo: Repository, count: number, seed: numbe
   return n;
 }
 
+const load = () =>
+  `load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 async function benchBackend(backend: string) {
   let store: Store;
   let cleanup = async () => {};
+  let where: string;
   if (backend === 'postgres') {
     const schema = `stats_bench_${Date.now()}`;
+    where = `schema ${schema}`;
     const admin = new pg.Client({ connectionString: config.databaseUrl });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
@@ -229,10 +247,11 @@ async function benchBackend(backend: string) {
     };
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'trainyard-stats-bench-'));
+    where = dir;
     store = await openStore({ dataDir: join(dir, 'db') });
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\n## ${backend}: ${store.location}`);
+  console.log(`\n## ${backend}: ${store.location} (${where})`);
   const busiest = await ensureRepository(store.db, { owner: 'bench', name: 'busiest' });
   let t = performance.now();
   let total = await ingest(store, busiest, config.busiest, 1);
@@ -242,7 +261,7 @@ async function benchBackend(backend: string) {
   }
   const ingestSeconds = (performance.now() - t) / 1000;
   console.log(
-    `ingested ${total} events in ${ingestSeconds.toFixed(1)} s (${Math.round(total / ingestSeconds)} events/s, projections on)`,
+    `ingested ${total} events in ${ingestSeconds.toFixed(1)} s (${Math.round(total / ingestSeconds)} events/s, projections on; ${load()})`,
   );
   await store.pool.query('ANALYZE');
 
@@ -291,22 +310,28 @@ async function benchBackend(backend: string) {
   }
   await app.close();
   console.log(rows.join('\n'));
-  console.log(`worst p95: 30 days ${worst30.toFixed(1)} ms, 90 days ${worst90.toFixed(1)} ms`);
+  console.log(`worst p95: 30 days ${worst30.toFixed(1)} ms, 90 days ${worst90.toFixed(1)} ms (${load()})`);
 
-  // Appending 10,000 more events, 100 per transaction, projections on.
-  const more = [...generate(10_000, 999)].flat().slice(0, 10_000);
-  const later = more.map((e) => ({ ...e, receivedAt: new Date(e.receivedAt.getTime() + 90 * DAY) }));
-  t = performance.now();
-  for (let i = 0; i < later.length; i += 100) {
-    const part = later.slice(i, i + 100);
-    await inRepositoryTransaction(store.db, busiest.id, (tx) => appendEvents(tx, busiest.id, part));
+  // Appending 10,000 more events, 100 per transaction, projections on; three rounds.
+  for (let round = 1; round <= 3; round++) {
+    const more = [...generate(10_000, 998 + round)].flat();
+    const later = more.map((e) => ({
+      ...e,
+      receivedAt: new Date(e.receivedAt.getTime() + round * 90 * DAY),
+    }));
+    t = performance.now();
+    for (let i = 0; i < later.length; i += 100) {
+      const part = later.slice(i, i + 100);
+      await inRepositoryTransaction(store.db, busiest.id, (tx) => appendEvents(tx, busiest.id, part));
+    }
+    const appendSeconds = (performance.now() - t) / 1000;
+    console.log(
+      `append ${later.length} events (100 per transaction), round ${round}: ${appendSeconds.toFixed(2)} s = ${Math.round(later.length / appendSeconds)} events/s (${load()})`,
+    );
   }
-  const appendSeconds = (performance.now() - t) / 1000;
-  console.log(
-    `append 10,000 events (100 per transaction): ${appendSeconds.toFixed(2)} s = ${Math.round(10_000 / appendSeconds)} events/s`,
-  );
   await store.close();
-  await cleanup();
+  if (config.keep) console.log(`kept ${where}`);
+  else await cleanup();
 }
 
 for (const backend of config.backends) await benchBackend(backend);

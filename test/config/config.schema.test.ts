@@ -40,6 +40,7 @@ describe('defaults', () => {
         max_parallel_checks: 5,
         skip_intermediate_results: false,
         reset_on_external_merge: 'always',
+        bisect_aside: false,
       },
     });
   });

@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStats, loadTimeToMerge, type PeriodEndpoint } from '../../app/stats/endpoints.ts';
+import { blockRanges } from '../../app/stats/gauge-buckets.ts';
 import { rebuildStatsProjections, STATS_PROJECTION_TABLES } from '../../app/stats/projection.ts';
 import type { Store } from '../../app/store/database.ts';
 import { appendEvents, type EventToAppend } from '../../app/store/events.ts';
+import { listMigrations } from '../../app/store/migrate.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
 import { inRepositoryTransaction } from '../../app/store/repository-transaction.ts';
 import type { NewEvent } from '../../shared/schemas/event.schema.ts';
@@ -113,6 +115,8 @@ const caseArb = fc.record({
       startFraction: fc.double({ min: -0.2, max: 1, noNaN: true }),
       period: periodArb,
       jitter: fc.integer({ min: 0, max: 3_599 }),
+      // Whole-hour ends put the period's edges on bucket and gauge block boundaries.
+      align: fc.constantFrom('none', 'none', 'start', 'end'),
     }),
     { minLength: 2, maxLength: 3 },
   ),
@@ -147,9 +151,12 @@ describe('statistics against the reference implementation', () => {
         const last = events.at(-1)?.receivedAt.getTime() ?? 0;
 
         for (const w of c.windows) {
-          const startMs = Math.floor(first + w.startFraction * (last - first)) - w.jitter * 1000;
+          let startMs = Math.floor(first + w.startFraction * (last - first)) - w.jitter * 1000;
+          let endMs = startMs + w.period;
+          if (w.align === 'start') startMs = Math.floor(startMs / 3_600_000) * 3_600_000;
+          if (w.align === 'end') endMs = Math.max(startMs, Math.ceil(endMs / 3_600_000) * 3_600_000);
           const start = new Date(startMs);
-          const end = new Date(startMs + w.period);
+          const end = new Date(endMs);
           for (const filters of [{}, c.filter] as RefFilters[]) {
             const q = { start, end, ...filters };
             for (const endpoint of refEndpoints) {
@@ -193,5 +200,160 @@ describe('statistics against the reference implementation', () => {
     );
     // The histories are not all trivially empty.
     expect(nonEmpty).toBeGreaterThan(30);
+  }, 240_000);
+});
+
+/*
+ * The gauge statistics (queue_size, running_speculative_checks) read from gauge blocks and
+ * readings, against the reference, on dense random gauge histories: readings on and off hour,
+ * day and 2-day boundaries, several at one instant, appended out of time order in several
+ * transactions (so blocks are both extended and recomputed). The blocks must equal a rebuild
+ * and what migration 0004 computes from the readings.
+ */
+
+const HOUR = 3_600_000;
+// A 2-day block boundary (epoch-aligned).
+const BASE = Date.parse('2026-10-02T00:00:00Z');
+
+const series = [
+  { base: 'main', queue: 'default', partition: null, priority: null },
+  { base: 'main', queue: 'default', partition: 'web', priority: 'urgent' },
+  { base: 'release', queue: 'hotfix', partition: null, priority: null },
+] as const;
+
+interface Reading {
+  slot: number;
+  offset: number;
+  series: number;
+  running: boolean;
+  value: number;
+}
+
+const readingArb: fc.Arbitrary<Reading> = fc.record({
+  // 15-minute slots: mostly within two days, then a week, some up to 100 days out.
+  slot: fc.oneof(
+    { arbitrary: fc.integer({ min: 0, max: 2 * 96 }), weight: 3 },
+    { arbitrary: fc.integer({ min: 0, max: 7 * 96 }), weight: 2 },
+    { arbitrary: fc.integer({ min: 0, max: 100 * 96 }), weight: 1 },
+  ),
+  offset: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 15 * 60_000 - 1 })),
+  series: fc.integer({ min: 0, max: 2 }),
+  running: fc.boolean(),
+  value: fc.integer({ min: 0, max: 6 }),
+});
+
+function toEvent(r: Reading): EventToAppend {
+  const s = series[r.series] as (typeof series)[number];
+  return {
+    type: r.running ? 'action.queue.checks.change' : 'action.queue.change',
+    receivedAt: new Date(BASE + r.slot * 15 * 60_000 + r.offset),
+    trigger: 'merge queue internal',
+    pullRequest: null,
+    baseRef: s.base,
+    metadata: r.running
+      ? { queue_name: s.queue, partition_name: s.partition, running_checks: r.value }
+      : {
+          queue_name: s.queue,
+          partition_name: s.partition,
+          priority_rule_name: s.priority,
+          size: r.value,
+        },
+  };
+}
+
+const windowArb = fc.record({
+  start: fc.integer({ min: -2 * DAY, max: 9 * DAY }),
+  align: fc.constantFrom(1, 1, HOUR, 4 * HOUR, DAY, 2 * DAY),
+  period: fc.oneof(
+    fc.constantFrom(0, HOUR, 2 * DAY, 2 * DAY + 1000, 7 * DAY, 7 * DAY + 1000, 60 * DAY, 90 * DAY),
+    fc.integer({ min: 0, max: 95 * DAY }),
+  ),
+  endAlign: fc.constantFrom(1, 1, HOUR, DAY),
+});
+
+async function blocksOf(repositoryId?: string) {
+  const { rows } = await sql<Record<string, unknown>>`
+    SELECT * FROM stats_gauge_blocks
+    ${repositoryId === undefined ? sql`` : sql`WHERE repository_id = ${repositoryId}::bigint`}`.execute(
+    store.db,
+  );
+  return rows.map((r) => JSON.stringify(r)).sort();
+}
+
+describe('gauge blocks', () => {
+  it('tile whole hours with the widest aligned blocks that fit in a bucket', () => {
+    const t0 = BASE + 3 * HOUR; // 03:00 on a 2-day boundary's day
+    expect(blockRanges(t0, t0 + 2 * DAY + 2 * HOUR, 2 * 86_400)).toEqual([
+      { width: HOUR, from: t0, to: t0 + 21 * HOUR },
+      { width: DAY, from: t0 + 21 * HOUR, to: t0 + 45 * HOUR },
+      { width: HOUR, from: t0 + 45 * HOUR, to: t0 + 50 * HOUR },
+    ]);
+    // Never wider than the bucket.
+    expect(blockRanges(t0, t0 + 2 * DAY, 4 * 3_600)).toEqual([{ width: HOUR, from: t0, to: t0 + 2 * DAY }]);
+    expect(blockRanges(BASE, BASE, 3_600)).toEqual([]);
+  });
+
+  it('queue_size and running checks = reference; blocks = rebuild = migration 0004', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(readingArb, { minLength: 1, maxLength: 120, size: 'large' }),
+        fc.array(fc.integer({ min: 0, max: 1_000_000 }), { maxLength: 120 }),
+        fc.array(fc.integer({ min: 1, max: 119 }), { maxLength: 4 }),
+        fc.array(windowArb, { minLength: 3, maxLength: 5 }),
+        async (readings, shuffle, cuts, windows) => {
+          // Append order: shuffled (a random sort key per reading), so time order is broken.
+          const events = readings
+            .map((r, i) => ({ e: toEvent(r), k: shuffle[i] ?? i }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.e);
+          const repo = await ensureRepository(store.db, { owner: 'gauges', name: `r${++repoCount}` });
+          let from = 0;
+          for (const cut of [...new Set(cuts)].sort((a, b) => a - b).concat(events.length)) {
+            const part = events.slice(from, Math.max(from, cut));
+            from = Math.max(from, cut);
+            if (part.length > 0) {
+              await inRepositoryTransaction(store.db, repo.id, (tx) => appendEvents(tx, repo.id, part));
+            }
+          }
+          for (const w of windows) {
+            const startMs = Math.floor((BASE + w.start) / w.align) * w.align;
+            const endMs = Math.max(startMs, Math.floor((startMs + w.period) / w.endAlign) * w.endAlign);
+            const start = new Date(startMs);
+            const end = new Date(endMs);
+            for (const queue of [undefined, ['default']]) {
+              for (const endpoint of ['queue_size', 'running_speculative_checks'] as const) {
+                const actual = await loadStats(endpoint, store.db, {
+                  repositoryId: repo.id,
+                  start,
+                  end,
+                  filters: { queueName: queue },
+                });
+                const expected = referenceStats(endpoint, events, { start, end, queue_name: queue });
+                try {
+                  expectClose(actual, expected);
+                } catch (error) {
+                  throw new Error(
+                    `${endpoint} ${start.toISOString()}–${end.toISOString()}: ${(error as Error).message}`,
+                  );
+                }
+              }
+            }
+          }
+          const before = await blocksOf(repo.id);
+          await rebuildStatsProjections(store.db, repo.id);
+          expect(await blocksOf(repo.id)).toEqual(before);
+        },
+      ),
+      { numRuns: 30, seed: 20261102, endOnFailure: true },
+    );
+
+    // Migration 0004 recomputes every repository's blocks from the readings alone.
+    const fill = listMigrations().find((m) => m.name.startsWith('0004_'));
+    expect(fill).toBeDefined();
+    const all = await blocksOf();
+    expect(all.length).toBeGreaterThan(100);
+    await sql`DELETE FROM stats_gauge_blocks`.execute(store.db);
+    await sql.raw(fill?.sql ?? '').execute(store.db);
+    expect(await blocksOf()).toEqual(all);
   }, 240_000);
 });

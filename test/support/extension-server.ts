@@ -4,8 +4,9 @@
  *
  *   npx tsx test/support/extension-server.ts
  *
- * Prints one JSON line on stdout once listening ({ url, adminKey, readKey, repository, … }) and
- * runs until SIGTERM/SIGINT. Nothing here answers a request: every response is the server's.
+ * Prints one JSON line on stdout once listening ({ url, adminKey, readKey, repository, github, … })
+ * and runs until SIGTERM/SIGINT. Nothing here answers a request: every response is the server's,
+ * and GitHub's answers come from the sandbox code host.
  *
  * Seeding, all through the server's own code paths:
  *  - repository acme/app, an admin key and a read-only key (app/store/api-keys.ts, as `keys create`);
@@ -13,7 +14,10 @@
  *    bisecting batch with sub-batches, and waiting pull requests;
  *  - the events the engine emitted on the way, written to JSONL and imported by the
  *    `events import` code path (app/cli/import-events.ts);
- *  - the engine state, saved with saveQueueState (app/store/queue-state.ts) for the status route.
+ *  - the engine state, saved with saveQueueState (app/store/queue-state.ts) for the status route;
+ *  - GitHub: the sandbox code host (app/sandbox) on loopback with a private acme/app, a reader
+ *    (pull), a writer (push) and an outsider (no access), each with a user token minted by the
+ *    sandbox; the API's GithubPermissions asks it, as it asks GitHub, what a token may do.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +26,9 @@ import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { importEvents } from '../../app/cli/import-events.ts';
 import { computeMergeQueueStatus } from '../../app/queue/status-projection.ts';
+import { VirtualClock } from '../../app/sandbox/clock.ts';
+import { SandboxGithub } from '../../app/sandbox/model.ts';
+import { startSandboxServer } from '../../app/sandbox/server.ts';
 import { createApiKey } from '../../app/store/api-keys.ts';
 import { openStore } from '../../app/store/database.ts';
 import { saveQueueState } from '../../app/store/queue-state.ts';
@@ -41,6 +48,23 @@ function buildQueue(): Scenario {
   s.queue(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
   s.runUntilIdle({ ci: failIfContains(2), until: '11m' });
   return s;
+}
+
+/** The sandbox GitHub: acme/app (private) and a user token per kind of access. */
+async function startGithub() {
+  const github = new SandboxGithub({ clock: new VirtualClock() });
+  const server = await startSandboxServer({ github });
+  const repo = github.createRepository({ owner: OWNER, name: NAME, private: true });
+  const user = (login: string) => {
+    const account = github.account(login);
+    return { login, id: account.id, token: github.access.issueUserToken(account) };
+  };
+  github.grant(repo, 'ext-reader', 'read');
+  github.grant(repo, 'ext-writer', 'write');
+  return {
+    server,
+    users: { reader: user('ext-reader'), writer: user('ext-writer'), outsider: user('ext-outsider') },
+  };
 }
 
 async function main() {
@@ -69,10 +93,8 @@ async function main() {
     queueStateSaveError = (error as Error).message;
   }
 
-  const app = await buildServer({
-    store,
-    github: new GithubPermissions({ apiBaseUrl: 'https://github.test/api/v3' }),
-  });
+  const github = await startGithub();
+  const app = await buildServer({ store, github: new GithubPermissions({ apiBaseUrl: github.server.url }) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   // What the engine's projection says the status should show, for the tests to compare with.
@@ -87,6 +109,8 @@ async function main() {
       adminKey,
       readKey,
       repository: `${OWNER}/${NAME}`,
+      // GitHub user tokens minted by the sandbox (pull ⇒ read, push ⇒ write, neither ⇒ none).
+      github: { apiUrl: github.server.url, ...github.users },
       eventCount: report.imported,
       servesQueueState: served.batches.length > 0,
       queueStateSaveError,
@@ -107,6 +131,7 @@ async function main() {
 
   const stop = async () => {
     await app.close();
+    await github.server.close();
     await store.close();
     process.exit(0);
   };

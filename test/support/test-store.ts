@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from '../../app/store/database.ts';
 
@@ -22,6 +25,43 @@ export async function openTestStore(): Promise<Store> {
     ...store,
     async close() {
       await store.close();
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`DROP SCHEMA ${schema} CASCADE`);
+      await dropper.end();
+    },
+  };
+}
+
+/** One database that can be opened several times: to reopen it after a crash, or as two instances. */
+export interface ReopenableStore {
+  /** A new Store on the same data: on PostgreSQL any number at once, on PGlite one at a time. */
+  open(): Promise<Store>;
+  /** Deletes the data (close every Store first). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * PGlite in a temporary data directory, or a schema of its own on the PostgreSQL of
+ * DATABASE_URL: unlike openTestStore, closing a Store keeps the data.
+ */
+export async function createReopenableStore(): Promise<ReopenableStore> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const dir = mkdtempSync(join(tmpdir(), 'trainyard-store-'));
+    return {
+      open: () => openStore({ dataDir: join(dir, 'db') }),
+      dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  return {
+    open: () => openStore({ databaseUrl: url, schema, maxConnections: 5 }),
+    async dispose() {
       const dropper = new pg.Client({ connectionString: url });
       await dropper.connect();
       await dropper.query(`DROP SCHEMA ${schema} CASCADE`);

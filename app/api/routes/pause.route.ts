@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
 import { pauseRecordSchema, pauseRequestSchema } from '../../../shared/schemas/merge-queue.schema.ts';
+import type { IdSource } from '../../queue/ids.ts';
 import { appendEvents } from '../../store/events.ts';
 import { deletePause, loadPause, type PauseRecord, savePause } from '../../store/pauses.ts';
-import { inRepositoryTransaction } from '../../store/repository-transaction.ts';
+import { runStep } from '../../store/step-transaction.ts';
 import type { Actor } from '../auth/authorize.ts';
 import { errorResponses } from '../error-responses.ts';
 import { notFound } from '../errors.ts';
@@ -21,6 +23,9 @@ function describeActor(verb: string, actor: Actor): string {
 
 const notPaused = () => notFound('the merge queue of this repository is not paused');
 
+// The shell's ids (STYLE.md G4): the engine draws them when the pause cancels batches.
+const ids: IdSource = { uuid: randomUUID };
+
 export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
   app.put(
     '/merge-queue/pause',
@@ -36,31 +41,41 @@ export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
       const actor = await request.principal.actor();
       const now = ctx.now();
       const { reason } = request.body;
-      const record = await inRepositoryTransaction(ctx.store.db, request.repository.id, async (tx) => {
-        const before = await loadPause(tx, request.repository.id);
-        const saved = await savePause(tx, request.repository.id, { reason, by: actor, now });
-        await appendEvents(tx, request.repository.id, [
-          before
-            ? {
-                type: 'queue.pause.update',
-                receivedAt: now,
-                trigger: describeActor('pause update', actor),
-                pullRequest: null,
-                baseRef: null,
-                metadata: { reason, updated_by: actor },
-              }
-            : {
-                type: 'queue.pause.create',
-                receivedAt: now,
-                trigger: describeActor('pause', actor),
-                pullRequest: null,
-                baseRef: null,
-                metadata: { reason, created_by: actor },
-              },
-        ]);
-        return saved;
+      // The pause row, its event and the engine's step (which cancels running draft-PR batches)
+      // commit together.
+      let record: PauseRecord | undefined;
+      await runStep({
+        db: ctx.store.db,
+        repositoryId: request.repository.id,
+        inputs: [{ type: 'pause_set', reason, by: actor }],
+        now,
+        ids,
+        within: async (tx) => {
+          const before = await loadPause(tx, request.repository.id);
+          record = await savePause(tx, request.repository.id, { reason, by: actor, now });
+          await appendEvents(tx, request.repository.id, [
+            before
+              ? {
+                  type: 'queue.pause.update',
+                  receivedAt: now,
+                  trigger: describeActor('pause update', actor),
+                  pullRequest: null,
+                  baseRef: null,
+                  metadata: { reason, updated_by: actor },
+                }
+              : {
+                  type: 'queue.pause.create',
+                  receivedAt: now,
+                  trigger: describeActor('pause', actor),
+                  pullRequest: null,
+                  baseRef: null,
+                  metadata: { reason, created_by: actor },
+                },
+          ]);
+          return undefined;
+        },
       });
-      return toBody(record);
+      return toBody(record!);
     },
   );
 
@@ -76,18 +91,26 @@ export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
     async (request, reply) => {
       const actor = await request.principal.actor();
       const now = ctx.now();
-      await inRepositoryTransaction(ctx.store.db, request.repository.id, async (tx) => {
-        if (!(await deletePause(tx, request.repository.id))) throw notPaused();
-        await appendEvents(tx, request.repository.id, [
-          {
-            type: 'queue.pause.delete',
-            receivedAt: now,
-            trigger: describeActor('unpause', actor),
-            pullRequest: null,
-            baseRef: null,
-            metadata: { deleted_by: actor },
-          },
-        ]);
+      await runStep({
+        db: ctx.store.db,
+        repositoryId: request.repository.id,
+        inputs: [{ type: 'pause_cleared', by: actor }],
+        now,
+        ids,
+        within: async (tx) => {
+          if (!(await deletePause(tx, request.repository.id))) throw notPaused();
+          await appendEvents(tx, request.repository.id, [
+            {
+              type: 'queue.pause.delete',
+              receivedAt: now,
+              trigger: describeActor('unpause', actor),
+              pullRequest: null,
+              baseRef: null,
+              metadata: { deleted_by: actor },
+            },
+          ]);
+          return undefined;
+        },
       });
       return reply.code(204).send(null);
     },

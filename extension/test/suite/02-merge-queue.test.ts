@@ -68,6 +68,30 @@ describe('Merge Queue view against the real server', () => {
     find(root, 'Waiting');
   });
 
+  it('Open pull request opens the pull request’s URL, as the server gave it, in the browser', async () => {
+    const api = await configureForTestServer();
+    const waiting = await rows(api.queueTree, find(await rows(api.queueTree), 'Waiting').node);
+    const row = waiting[0]!;
+    const number = Number(row.label.split(' ')[0]!.slice(1));
+    const served = await serverClient().status('acme', 'app');
+    const expected = served.waiting_pull_requests.find((p) => p.number === number)?.url;
+    assert.ok(expected, `the server lists #${number} as waiting, with a URL`);
+    const opened: string[] = [];
+    const open = stub(vscode.env, 'openExternal', (async (uri: vscode.Uri) => {
+      opened.push(uri.toString(true));
+      return true;
+    }) as typeof vscode.env.openExternal);
+    try {
+      const command = row.item.command!;
+      assert.equal(await vscode.commands.executeCommand(command.command, ...(command.arguments ?? [])), true);
+      // From the command palette, with no node: nothing to open, and nothing opened.
+      assert.equal(await vscode.commands.executeCommand('trainyard.openPullRequest'), false);
+    } finally {
+      open.restore();
+    }
+    assert.deepEqual(opened, [expected]);
+  });
+
   it('shows the engine’s batches in order, a bisecting batch with its sub-batches, and their pull requests', async function () {
     const server = testServer();
     if (!server.servesQueueState) {

@@ -1,6 +1,35 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { configureForTestServer, rows, serverClient, setSetting, stub, testServer } from './support.ts';
+import type { TrainyardApi } from '../../src/extension.ts';
+import {
+  configureForTestServer,
+  EXTENSION_ID,
+  rows,
+  serverClient,
+  setSetting,
+  stub,
+  testServer,
+} from './support.ts';
+
+/**
+ * The view shows its welcome entry for this state: VS Code shows welcome content only while the
+ * tree is empty and the view has no message, and the entry for the state offers these commands.
+ */
+async function assertWelcomeOffers(api: TrainyardApi, state: string, commands: string[]): Promise<void> {
+  assert.deepEqual(await rows(api.queueTree), []);
+  // The host reports an unset message as ''; VS Code treats '' and undefined alike.
+  assert.ok(!api.queueView.message, 'a message would hide the welcome content and its actions');
+  const welcome = (
+    vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.viewsWelcome as {
+      view: string;
+      when: string;
+      contents: string;
+    }[]
+  ).filter((w) => w.view === 'trainyard.mergeQueue' && w.when === `trainyard.state == ${state}`);
+  assert.equal(welcome.length, 1, `one welcome entry for ${state}`);
+  const offered = [...welcome[0]!.contents.matchAll(/\]\(command:([\w.]+)/g)].map((m) => m[1]);
+  assert.deepEqual(offered, commands);
+}
 
 describe('errors explained in words, with a retry', () => {
   afterEach(async () => {
@@ -18,19 +47,20 @@ describe('errors explained in words, with a retry', () => {
     assert.equal(s.kind, 'problem');
     assert.equal(s.kind === 'problem' && s.problem.kind, 'forbidden');
     assert.match(
-      String(api.queueView.message),
+      String(api.queueView.description),
       /^No access to acme\/app: the server refused the credentials/,
     );
-    assert.deepEqual(await rows(api.queueTree), []);
+    await assertWelcomeOffers(api, 'forbidden', ['trainyard.setApiKey', 'trainyard.refresh']);
     assert.match(api.statusBar.item.text, /warning/);
     await api.eventLog.reload();
-    assert.match(String(api.eventLogView.message), /^No access/);
+    assert.match(String(api.eventLogView.description), /^No access/);
 
     // Retry after fixing the key: the tree is back.
     await vscode.commands.executeCommand('trainyard.setApiKey', testServer().adminKey);
     await vscode.commands.executeCommand('trainyard.refresh');
     assert.equal(api.queue.snapshot.kind, 'ok');
-    assert.equal(api.queueView.message, undefined);
+    assert.ok(!api.queueView.message);
+    assert.ok(!api.queueView.description);
   });
 
   it('a read-only key cannot pause: the error says so and offers Retry and Set API key', async () => {
@@ -60,9 +90,10 @@ describe('errors explained in words, with a retry', () => {
       'unknownRepository',
     );
     assert.match(
-      String(api.queueView.message),
+      String(api.queueView.description),
       /^Repository unknown: acme\/nope is not known to the Trainyard server/,
     );
+    await assertWelcomeOffers(api, 'unknownRepository', ['trainyard.selectRepository', 'trainyard.refresh']);
   });
 
   it('a server that does not answer ⇒ "Server unreachable"', async () => {
@@ -71,9 +102,10 @@ describe('errors explained in words, with a retry', () => {
     await api.queue.refresh();
     assert.equal(api.queue.snapshot.kind === 'problem' && api.queue.snapshot.problem.kind, 'unreachable');
     assert.match(
-      String(api.queueView.message),
+      String(api.queueView.description),
       /^Server unreachable: cannot reach the Trainyard server at http:\/\/127\.0\.0\.1:9/,
     );
+    await assertWelcomeOffers(api, 'unreachable', ['trainyard.refresh', 'workbench.action.openSettings']);
   });
 
   it('no credentials ⇒ "Not signed in"', async () => {
@@ -81,6 +113,7 @@ describe('errors explained in words, with a retry', () => {
     await vscode.commands.executeCommand('trainyard.clearApiKey');
     await api.queue.refresh();
     assert.equal(api.queue.snapshot.kind === 'problem' && api.queue.snapshot.problem.kind, 'signedOut');
-    assert.match(String(api.queueView.message), /^Not signed in/);
+    assert.match(String(api.queueView.description), /^Not signed in/);
+    await assertWelcomeOffers(api, 'signedOut', ['trainyard.signInWithGitHub', 'trainyard.setApiKey']);
   });
 });

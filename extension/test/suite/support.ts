@@ -5,12 +5,26 @@ import type { MergeQueueStatus } from '../../../shared/schemas/merge-queue.schem
 import type { TrainyardApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/tree-node.ts';
 
+/** A sandbox GitHub account and its user token (pull only, push, or no access to acme/app). */
+export interface GithubUser {
+  login: string;
+  id: number;
+  token: string;
+}
+
 /** What test/support/extension-server.ts printed (passed through code-server's environment). */
 export interface TestServer {
   url: string;
   adminKey: string;
   readKey: string;
   repository: string;
+  /** The sandbox GitHub the server asks about GitHub tokens, and user tokens it minted. */
+  github: {
+    apiUrl: string;
+    reader: GithubUser;
+    writer: GithubUser;
+    outsider: GithubUser;
+  };
   eventCount: number;
   servesQueueState: boolean;
   queueStateSaveError: string | null;

@@ -94,12 +94,14 @@ describe('batches and speculative checks', () => {
                action.queue.checks_end #1 batch-1 success
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
+               → close_draft_pr batch-1
                → merge_pr #2 (merge)
       8m     base_branch_moved main=main-1
       8m     merge_completed #2 sha=main-2
                action.queue.checks_end #2 batch-2 success
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
+               → close_draft_pr batch-2
       8m     base_branch_moved main=main-2
       "
     `);
@@ -146,6 +148,7 @@ describe('batches and speculative checks', () => {
                action.queue.checks_end #2 batch-1 success
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
+               → close_draft_pr batch-1
       10m    base_branch_moved main=test-batch-1-1
       "
     `);

@@ -75,6 +75,7 @@ describe('bisection', () => {
                action.queue.checks_end #3 batch-1.2.3 success
                action.queue.merged #3
                action.queue.leave #3 PR_MERGED merged
+               → close_draft_pr batch-1.2.3
       30m    base_branch_moved main=main-3
       40m    checks_reported test-batch-2-1 ci=success
                → merge_pr #5 (merge)
@@ -88,6 +89,7 @@ describe('bisection', () => {
                action.queue.checks_end #6 batch-2 success
                action.queue.merged #6
                action.queue.leave #6 PR_MERGED merged
+               → close_draft_pr batch-2
       40m    base_branch_moved main=main-5
       "
     `);

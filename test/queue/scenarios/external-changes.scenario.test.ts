@@ -56,6 +56,42 @@ describe('external changes', () => {
     expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED', '#3 PR_MERGED']);
   });
 
+  it('our merge commit pushed before the merge is answered is still ours: nothing is reset', () => {
+    const s = scenario({ merge_queue: { max_parallel_checks: 2 } });
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-0' });
+    s.queue(1, 2);
+    // GitHub's push webhook for #1's merge commit arrives before the merge's own answer.
+    s.runUntilIdle({
+      merge: () => ({ type: 'base_branch_moved', branch: 'main', sha: 'merge-of-1' }),
+      until: '12m',
+    });
+    expect(s.effects('merge_pr').map((e) => e.number)).toEqual([1]);
+    s.send({ type: 'merge_completed', number: 1, sha: 'merge-of-1' });
+    s.runUntilIdle();
+    expect(aborts(s)).toEqual([]);
+    expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED']);
+  });
+
+  it('an external push while our merge is in flight resets the batches once the merge is answered', () => {
+    const s = scenario({ merge_queue: { max_parallel_checks: 2 } });
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-0' });
+    s.queue(1, 2);
+    // Someone pushes to main while #1's merge is in flight; GitHub answers the merge after.
+    s.runUntilIdle({
+      merge: () => ({ type: 'base_branch_moved', branch: 'main', sha: 'hotfix-by-hand' }),
+      until: '12m',
+    });
+    expect(aborts(s)).toEqual([]);
+    s.send({ type: 'merge_completed', number: 1, sha: 'merge-of-1' });
+    expect(aborts(s)).toEqual(['#2 MERGE_QUEUE_RESET']);
+    // Which commit is main's head is unknown now: #2's new test branch starts from main as GitHub has it.
+    const prepare = s.effects('prepare_test_branch').at(-1)!;
+    expect(prepare.pullRequests.map((p) => p.number)).toEqual([2]);
+    expect(prepare.baseSha).toBeNull();
+    s.runUntilIdle();
+    expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED']);
+  });
+
   it('a deleted base branch makes its PRs leave with BASE_BRANCH_MISSING', () => {
     const s = scenario();
     s.queue(1, 2).runUntilIdle({ ci: () => 'hang', until: '1m' });
@@ -172,17 +208,49 @@ describe('external changes', () => {
     expect(aborts(s)).toEqual(['#2 QUEUE_RULE_MISSING', '#1 CONFIGURATION_CHANGED']);
   });
 
-  it('an invalid configuration keeps the last valid one and tells the queued PRs', () => {
+  it('an invalid configuration keeps the last valid one and tells the queued PRs until a valid one comes', () => {
     const s = scenario();
     s.queue(1);
-    s.send({
-      type: 'config_rejected',
-      errors: [{ path: 'queue_rules[0].batch_size', message: 'expected an integer from 1 to 128, found 0' }],
-    });
-    expect(s.log.at(-1)!.effects.map((e) => e.type === 'publish_check_run' && e.title)).toEqual([
-      'Invalid .github/trainyard.yml: the last valid configuration is used',
-      expect.any(String),
+    const errors = [
+      { path: 'queue_rules[0].batch_size', message: 'expected an integer from 1 to 128, found 0' },
+    ];
+    s.send({ type: 'config_rejected', errors });
+    const published = () => s.log.at(-1)!.effects.filter((e) => e.type === 'publish_check_run');
+    // One publication, with the errors: nothing in the same step publishes over it.
+    expect(published()).toMatchObject([
+      {
+        number: 1,
+        title: expect.stringMatching(
+          /^Invalid \.github\/trainyard\.yml: the last valid configuration is used — /,
+        ),
+        details: { kind: 'config_rejected', errors },
+      },
     ]);
     expect(s.state.config.queue_rules[0]?.name).toBe('default');
+    // Later steps keep the errors on the check runs, also of pull requests queued since.
+    s.queue(2);
+    expect(
+      s.effects('publish_check_run').filter((e) => e.type === 'publish_check_run' && e.number === 2),
+    ).toMatchObject([{ details: { kind: 'config_rejected', errors } }]);
+    s.runUntilIdle({ until: '20m' });
+    expect(s.effects('merge_pr').length).toBeGreaterThan(0);
+    // A valid configuration: the check runs are published without the errors.
+    s.queue(3);
+    s.send({ type: 'config_changed', config: trainyardConfigSchema.parse({}) });
+    expect(published().map((e) => e.type === 'publish_check_run' && e.details.kind)).toEqual(['queued']);
+    expect(s.state.configErrors).toBeUndefined();
+  });
+
+  it('pushes to branches no pull request targets are not remembered; bases of pull requests are', () => {
+    const s = scenario();
+    s.open(1);
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-1' });
+    s.send({ type: 'base_branch_moved', branch: 'feature-9', sha: 'feature-9-a' });
+    s.expectNoEffects();
+    s.send({ type: 'base_branch_moved', branch: 'docs', sha: 'docs-a' });
+    expect(s.state.bases).toEqual({
+      main: { sha: 'main-1', ownShas: [] },
+      docs: { sha: 'docs-a', ownShas: [] },
+    });
   });
 });

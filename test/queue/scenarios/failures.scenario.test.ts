@@ -34,6 +34,7 @@ describe('failures', () => {
                action.queue.checks_end #1 batch-1 success
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
+               → close_draft_pr batch-1
       30m    base_branch_moved main=main-1
       "
     `);
@@ -83,12 +84,14 @@ describe('failures', () => {
                action.queue.checks_end #2 batch-4 success
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
+               → close_draft_pr batch-4
                → merge_pr #3 (merge)
       20m    base_branch_moved main=main-1
       20m    merge_completed #3 sha=main-2
                action.queue.checks_end #3 batch-5 success
                action.queue.merged #3
                action.queue.leave #3 PR_MERGED merged
+               → close_draft_pr batch-5
       20m    base_branch_moved main=main-2
       "
     `);
@@ -174,12 +177,14 @@ describe('failures', () => {
                action.queue.checks_end #1 batch-1 success
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
+               → close_draft_pr batch-1
                → merge_pr #2 (merge)
       3m     base_branch_moved main=main-1
       3m     merge_completed #2 sha=main-2
                action.queue.checks_end #2 batch-2 success
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
+               → close_draft_pr batch-2
       3m     base_branch_moved main=main-2
       "
     `);

@@ -30,6 +30,7 @@ describe('the life of a pull request', () => {
                action.queue.checks_end #1 batch-1 success
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
+               → close_draft_pr batch-1
       10m    base_branch_moved main=main-1
       "
     `);
@@ -196,6 +197,31 @@ describe('the life of a pull request', () => {
                → check_run #3 queued: Waiting in queue default at position 3
       "
     `);
+  });
+
+  it("a check run's details say where the pull request is, what it is tested with and when it should merge", () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 2 }],
+      merge_queue: { max_parallel_checks: 1 },
+    });
+    s.queue(1, 2, 3).runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const latest = new Map<number, unknown>();
+    for (const effect of s.effects('publish_check_run')) {
+      if (effect.type === 'publish_check_run') latest.set(effect.number, effect.details);
+    }
+    expect(latest.get(2)).toEqual({
+      kind: 'queued',
+      queueName: 'default',
+      priorityAlias: 'medium',
+      partitions: ['__default__'],
+      position: 2,
+      batch: { name: 'batch-1', phase: 'testing', pullRequests: [1, 2] },
+      paused: false,
+      waitingFor: null,
+      // Started at 0s, and no CI duration seen yet: the default 10 minutes.
+      estimatedMergeAt: '2026-11-02T09:10:00.000Z',
+    });
+    expect(latest.get(3)).toMatchObject({ position: 3, batch: null, estimatedMergeAt: null });
   });
 
   it('a lone pull request with one parallel check and no retries is tested in place', () => {

@@ -58,6 +58,8 @@ describe('partitions', () => {
                action.queue.checks_end #3 batch-3 success
                action.queue.merged #3
                action.queue.leave #3 PR_MERGED merged
+               → close_draft_pr batch-4
+               → close_draft_pr batch-3
       10m    base_branch_moved main=main-3
       "
     `);

@@ -1,4 +1,6 @@
-import { computeRunningChecks } from '../../../app/queue/embark.ts';
+import { findMergeHead, findSuspects, isAside } from '../../../app/queue/aside.ts';
+import { computeProbeCount } from '../../../app/queue/bisection.ts';
+import { computeLineChecks, computeRunningChecks } from '../../../app/queue/embark.ts';
 import { isFrozen } from '../../../app/queue/freeze.ts';
 import { orderSessions } from '../../../app/queue/ordering.ts';
 import type { Session } from '../../../app/queue/state.ts';
@@ -35,8 +37,10 @@ export function checkMergesAreTested(
         if (requested.has(number)) problems.push(`step ${i}: merge of #${number} requested twice`);
         requested.add(number);
       }
-      const lane = record.state.lanes.find((l) => l.batches[0]?.id === effect.batchId);
-      const head = lane?.batches[0];
+      // The merging head: the first batch in line (with bisect_aside, failed batches step aside).
+      const head = record.state.lanes
+        .map((l) => findMergeHead(record.state.config, l))
+        .find((b) => b?.id === effect.batchId);
       if (head?.phase !== 'merging') {
         problems.push(`step ${i}: merge of ${numbers} not from a merging head batch`);
         continue;
@@ -133,25 +137,39 @@ export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
   let known = new Set<string>();
   for (const [i, record] of log.entries()) {
     const { state } = record;
+    // While a freeze is active, the pull requests it holds come after the others (they cannot
+    // merge, so they must not hold anyone back); queue order within each group.
+    const now = new Date(record.at);
+    const frozen = (s: Session) => (isFrozen(state, s.number, now) ? 1 : 0);
     const compare = (a: Session, b: Session) => {
       const ordered = orderSessions(state.config, [a, b]);
-      return ordered[0] === a ? -1 : 1;
+      return frozen(a) - frozen(b) || (ordered[0] === a ? -1 : 1);
     };
     for (const lane of state.lanes) {
       const embarked = new Set(lane.batches.flatMap((b) => b.numbers));
       // Not held: a PR held for a conflict waits only while that PR is ahead of it, and a PR
       // sharing more than one partition with a held PR ahead of it is held too (one order in
       // every shared lane).
-      const ordered = orderSessions(
-        state.config,
-        Object.values(state.sessions).filter(
-          (s) => s.base === lane.base && s.partitions.includes(lane.partition) && !embarked.has(s.number),
+      const ordered = [
+        ...orderSessions(
+          state.config,
+          Object.values(state.sessions).filter(
+            (s) => s.base === lane.base && s.partitions.includes(lane.partition) && !embarked.has(s.number),
+          ),
         ),
-      );
+      ].sort((a, b) => frozen(a) - frozen(b));
       const ahead = new Set(embarked);
+      // With bisect_aside, suspects (in a batch aside somewhere) are held too.
+      const suspects = findSuspects(state);
+      const suspect = new Set(suspects.map((s) => s.number));
       const held: Session[] = [];
       const waiting: Session[] = [];
       for (const s of ordered) {
+        // A suspect is held but holds nobody back (it is re-ordered when it waits again).
+        if (suspect.has(s.number)) {
+          ahead.add(s.number);
+          continue;
+        }
         const conflictAhead = (s.waitingForAhead ?? []).some((n) => ahead.has(n));
         const sharesWithHeld = held.some(
           (h) => h.partitions.filter((p) => s.partitions.includes(p)).length > 1,
@@ -162,6 +180,10 @@ export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
       }
       for (const batch of lane.batches) {
         if (known.has(batch.id) || batch.phase !== 'trial' || batch.trial.phase !== 'preparing') continue;
+        const members = batch.numbers.map((n) => state.sessions[String(n)]).filter((m) => m !== undefined);
+        if (new Set(members.map(frozen)).size > 1) {
+          problems.push(`step ${i}: ${batch.name} mixes frozen and unfrozen pull requests ${batch.numbers}`);
+        }
         for (const number of batch.numbers) {
           const member = state.sessions[String(number)];
           const before = member === undefined ? [] : waiting.filter((w) => compare(w, member) < 0);
@@ -206,18 +228,31 @@ export function checkChecksEndOnce(log: readonly StepRecord[]): string[] {
   return problems;
 }
 
-/** 6. running_checks ≤ max_parallel_checks in every partition. */
+/**
+ * 6. running_checks ≤ max_parallel_checks in every partition. With bisect_aside the limit is on
+ * the batches in line, and each bisection aside runs at most its probe count on top.
+ */
 export function checkParallelism(log: readonly StepRecord[]): string[] {
   const problems: string[] = [];
   for (const [i, record] of log.entries()) {
-    const max = record.state.config.merge_queue.max_parallel_checks;
+    const { config } = record.state;
+    const max = config.merge_queue.max_parallel_checks;
+    let allowed = max;
     for (const lane of record.state.lanes) {
-      const running = computeRunningChecks(lane);
+      const running = computeLineChecks(config, lane);
       if (running > max)
         problems.push(`step ${i}: ${running} checks running in ${lane.partition} (max ${max})`);
+      const aside = computeRunningChecks(lane) - running;
+      // Aside: each bisection's probes, or a retry of an overtaken batch.
+      const bound = lane.batches
+        .filter((b) => isAside(config, b))
+        .reduce((sum, b) => sum + (b.phase === 'bisecting' ? computeProbeCount(max) : 1), 0);
+      if (aside > bound)
+        problems.push(`step ${i}: ${aside} checks aside in ${lane.partition} (max ${bound})`);
+      allowed = Math.max(allowed, max + aside);
     }
     for (const event of record.events) {
-      if (event.type === 'action.queue.checks.change' && event.metadata.running_checks > max) {
+      if (event.type === 'action.queue.checks.change' && event.metadata.running_checks > allowed) {
         problems.push(`step ${i}: checks.change says ${event.metadata.running_checks} (max ${max})`);
       }
     }

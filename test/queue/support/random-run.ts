@@ -15,7 +15,8 @@ export type Action =
   | { kind: 'pause' }
   | { kind: 'unpause' }
   | { kind: 'external_push' }
-  | { kind: 'freeze'; minutes: number }
+  /** `partial`: the freeze holds only the pull requests labelled hotfix (the others merge through it). */
+  | { kind: 'freeze'; minutes: number; partial: boolean }
   | { kind: 'unfreeze' }
   | { kind: 'wait'; minutes: number };
 
@@ -31,7 +32,9 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'external_push' as const }) },
   {
     weight: 1,
-    arbitrary: fc.integer({ min: 5, max: 60 }).map((m) => ({ kind: 'freeze' as const, minutes: m })),
+    arbitrary: fc
+      .record({ minutes: fc.integer({ min: 5, max: 60 }), partial: fc.boolean() })
+      .map(({ minutes, partial }) => ({ kind: 'freeze' as const, minutes, partial })),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'unfreeze' as const }) },
   {
@@ -48,6 +51,7 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
     retries: fc.integer({ min: 0, max: 1 }),
     cap: fc.constantFrom(null, 0, 1, 3),
     skip: fc.boolean(),
+    aside: fc.boolean(),
     reset: fc.constantFrom('always' as const, 'never' as const),
     method: fc.constantFrom('merge' as const, 'squash' as const, 'fast-forward' as const),
     partitions: fc.boolean(),
@@ -85,6 +89,7 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
     merge_queue: {
       max_parallel_checks: c.parallel,
       skip_intermediate_results: c.skip,
+      bisect_aside: c.aside,
       reset_on_external_merge: c.reset,
     },
   }));
@@ -199,7 +204,7 @@ function applyAction(
         start,
         end,
         timezone: 'UTC',
-        matchingConditions: [],
+        matchingConditions: action.partial ? ['label=hotfix'] : [],
         excludeConditions: [],
       };
       s.send({ type: 'freeze_saved', freeze, by: actor });

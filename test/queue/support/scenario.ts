@@ -197,19 +197,28 @@ export class Scenario {
     return this;
   }
 
+  /** A comment command by alice, who has write access, unless `by` says otherwise. */
   command(
     number: number,
     command: 'queue' | 'dequeue' | 'requeue' | 'refresh',
     queueName: string | null = null,
+    by: { author: GithubAccount; authorized: boolean } = { author: alice, authorized: true },
   ): this {
     this.send({
       type: 'command_received',
       number,
       command,
       queueName,
-      author: alice,
+      author: by.author,
       commentId: ++this.commentId,
+      authorized: by.authorized,
     });
+    return this;
+  }
+
+  /** A comment the shell could not read as a command, with the shell's answer. */
+  commandNotUnderstood(number: number, reply: string): this {
+    this.send({ type: 'command_not_understood', number, commentId: ++this.commentId, reply });
     return this;
   }
 
@@ -264,8 +273,8 @@ export class Scenario {
         for (const effect of record.effects) this.answer(effect, { ci, ciMs, options });
         continue;
       }
-      const next = this.nextAgendaOrWake();
-      if (next === null || next.at > until) break;
+      const next = this.nextAgendaOrWake(until);
+      if (next === null) break;
       this.now = Math.max(this.now, next.at);
       this.send(next.input);
     }
@@ -276,14 +285,15 @@ export class Scenario {
   /** Steps up to here have had their effects answered by the shell. */
   private answeredUpTo = 0;
 
-  private nextAgendaOrWake(): Agenda | null {
+  /** The next thing to happen up to `until`, taken off the agenda; later ones stay on it. */
+  private nextAgendaOrWake(until: number): Agenda | null {
     this.agenda.sort((a, b) => a.at - b.at || a.seq - b.seq);
     const first = this.agenda[0];
     const wake = this.state.wakeUpAt === null ? null : Date.parse(this.state.wakeUpAt);
     if (wake !== null && wake >= this.now && (first === undefined || wake < first.at)) {
-      return { at: wake, seq: 0, input: { type: 'tick' } };
+      return wake > until ? null : { at: wake, seq: 0, input: { type: 'tick' } };
     }
-    if (first === undefined) return null;
+    if (first === undefined || first.at > until) return null;
     this.agenda.shift();
     return first;
   }
@@ -380,6 +390,9 @@ export class Scenario {
     return type === undefined ? all : all.filter((e) => e.type === type);
   }
 
+  /** Every effect so far, or those of one type (typed as that type). */
+  effects(): Effect[];
+  effects<T extends Effect['type']>(type: T): Extract<Effect, { type: T }>[];
   effects(type?: Effect['type']): Effect[] {
     const all = this.log.flatMap((r) => r.effects);
     return type === undefined ? all : all.filter((e) => e.type === type);

@@ -32,7 +32,9 @@ export function renderInput(input: QueueInput, names: ReadonlyMap<string, string
     case 'pull_request_closed':
       return `pull_request_closed #${input.number}${input.merged ? ' merged' : ''}`;
     case 'command_received':
-      return `command ${input.command}${input.queueName === null ? '' : ` ${input.queueName}`} #${input.number}`;
+      return `command ${input.command}${input.queueName === null ? '' : ` ${input.queueName}`} #${input.number}${input.authorized ? '' : ` by @${input.author.login} (no write access)`}`;
+    case 'command_not_understood':
+      return `command_not_understood #${input.number}`;
     case 'checks_reported':
       return `checks_reported ${input.sha} ${input.checks.map((c) => `${c.name}=${c.state}`).join(' ')}`;
     case 'test_branch_prepared':

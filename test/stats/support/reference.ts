@@ -232,7 +232,8 @@ function gauge(events: readonly EventToAppend[], q: RefQuery, kind: 'q' | 'r') {
       const v0 = valueAt(a);
       const values = [v0, ...inSpan.map((p) => p.v)];
       const max = Math.max(...values);
-      if (inSpan.length === 0 && max <= 0) continue;
+      // A bucket starting at end_at (after start_at) is that instant: only its readings count.
+      if (inSpan.length === 0 && (max <= 0 || (z === a && a > S))) continue;
       let avg: number;
       if (z > a) {
         let area = 0;

@@ -1,0 +1,23 @@
+import type { PublishCheckRun } from '../../queue/effects.ts';
+import type { QueueInput } from '../../queue/inputs.ts';
+import type { RepositoryClient } from '../client.ts';
+import { renderCheckRunSummary } from '../render/check-run.ts';
+
+/** The name of the check run Trainyard keeps on each queued pull request's head. */
+export const CHECK_RUN_NAME = 'Trainyard';
+
+/** Creates the "Trainyard" check run on the head, or updates the one already there. */
+export async function executePublishCheckRun(
+  effect: PublishCheckRun,
+  client: RepositoryClient,
+): Promise<QueueInput[]> {
+  await client.upsertCheckRun({
+    name: CHECK_RUN_NAME,
+    headSha: effect.headSha,
+    status: effect.status,
+    conclusion: effect.conclusion,
+    title: effect.title,
+    summary: renderCheckRunSummary(effect.details),
+  });
+  return [];
+}

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Probot, ProbotOctokit } from 'probot';
+import type { IdSource } from '../queue/ids.ts';
+import type { Store } from '../store/database.ts';
+import { pruneOutbox } from '../store/outbox.ts';
+import { pruneDeliveries } from '../store/webhook-deliveries.ts';
+import { handledEvents, trainyardApp } from './app.ts';
+import { DeliveryProcessor } from './delivery-processor.ts';
+import { createEffectRunner } from './effect-runner.ts';
+import type { ExecuteEffectOptions } from './effects/execute-effect.ts';
+import { FactsCache } from './facts-cache.ts';
+import {
+  type GithubAppCredentials,
+  InstallationOctokits,
+  productionRequestPolicy,
+  type RequestPolicy,
+} from './octokit.ts';
+import { OutboxWorker } from './outbox-worker.ts';
+import { Scheduler } from './scheduler.ts';
+import { registerWebhookEndpoint } from './webhook-endpoint.ts';
+import { WebhookInbox } from './webhook-inbox.ts';
+
+export interface GithubAppOptions {
+  store: Store;
+  /** The HTTP server of the v1 API: the webhook endpoint joins it (before it listens). */
+  server: FastifyInstance;
+  credentials: GithubAppCredentials & { webhookSecret: string };
+  logger: Logger;
+  /** The app's slug, for `@<slug> queue`; asked from GitHub (GET /app) when not given. */
+  appSlug?: string;
+  policy?: RequestPolicy;
+  effectOptions?: ExecuteEffectOptions;
+  now?: () => Date;
+  ids?: IdSource;
+  /** Polling bounds of the background loops (tests shorten them). */
+  pollMs?: number;
+}
+
+export interface GithubApp {
+  appSlug: string;
+  processor: DeliveryProcessor;
+  worker: OutboxWorker;
+  scheduler: Scheduler;
+  /** Starts the background loops (webhook processing, outbox, timers, pruning). */
+  start(): void;
+  stop(): Promise<void>;
+  /**
+   * Tests and the sandbox: process every stored delivery, run every claimable effect and fire
+   * every due wake-up, again and again until none of them has anything left to do now.
+   */
+  runUntilIdle(): Promise<number>;
+}
+
+const PRUNE_EVERY_MS = 60 * 60_000;
+const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
+
+/**
+ * The GitHub App, composed (issue #4's data flow): signed webhooks are stored by the inbox and
+ * acknowledged; the delivery processor dispatches them to the Probot handlers, which translate
+ * and step the engine; the outbox worker carries effects out on GitHub; the scheduler feeds
+ * wake-ups back. Every part is shared-database safe, so several instances may run.
+ */
+export async function createGithubApp(options: GithubAppOptions): Promise<GithubApp> {
+  const { store, logger, credentials } = options;
+  const policy = options.policy ?? productionRequestPolicy;
+  const now = options.now ?? (() => new Date());
+  const ids = options.ids ?? { uuid: randomUUID };
+  const octokits = new InstallationOctokits(credentials, { policy, log: logger.child({ name: 'octokit' }) });
+  const probot = new Probot({
+    appId: credentials.appId,
+    privateKey: credentials.privateKey,
+    secret: credentials.webhookSecret,
+    ...(credentials.baseUrl === undefined ? {} : { baseUrl: credentials.baseUrl }),
+    log: logger.child({ name: 'probot' }),
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: policy.retries > 0 }, throttle: { enabled: false } }),
+  });
+  const appSlug = options.appSlug ?? (await fetchAppSlug(probot));
+
+  // Filled below: the handlers wake the loops, the loops are built after the handlers.
+  const loops: { processor?: DeliveryProcessor; worker?: OutboxWorker; scheduler?: Scheduler } = {};
+  await probot.load(
+    trainyardApp({
+      store,
+      octokits,
+      cache: new FactsCache(),
+      appSlug,
+      ids,
+      now,
+      leaseOf: (id) => loops.processor?.leaseOf(id),
+      stepped: () => {
+        loops.worker?.wake();
+        loops.scheduler?.wake();
+      },
+    }),
+  );
+  const processor = new DeliveryProcessor({
+    db: store.db,
+    dispatch: (delivery) => probot.receive(delivery as Parameters<Probot['receive']>[0]),
+    logger: logger.child({ name: 'webhooks' }),
+    now,
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
+  const worker = new OutboxWorker({
+    store,
+    execute: createEffectRunner({
+      store,
+      octokits,
+      logger,
+      ...(options.effectOptions ? { options: options.effectOptions } : {}),
+    }),
+    logger: logger.child({ name: 'outbox' }),
+    ids,
+    now,
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
+  const scheduler = new Scheduler({
+    store,
+    logger: logger.child({ name: 'scheduler' }),
+    ids,
+    now,
+    ...(options.pollMs === undefined ? {} : { maxSleepMs: options.pollMs }),
+  });
+  Object.assign(loops, { processor, worker, scheduler });
+
+  await registerWebhookEndpoint(
+    options.server,
+    new WebhookInbox({
+      db: store.db,
+      verify: (rawBody, signature) => probot.webhooks.verify(rawBody, signature),
+      handledEvents,
+      now,
+      received: () => processor.wake(),
+    }),
+  );
+
+  let pruner: NodeJS.Timeout | null = null;
+  const prune = async () => {
+    try {
+      const at = now();
+      await pruneDeliveries(store.db, { now: at });
+      await pruneOutbox(store.db, new Date(at.getTime() - OUTBOX_RETENTION_MS));
+    } catch (error) {
+      logger.warn({ error: (error as Error).message }, 'pruning failed; trying again later');
+    }
+  };
+
+  return {
+    appSlug,
+    processor,
+    worker,
+    scheduler,
+    start() {
+      processor.start();
+      worker.start();
+      scheduler.start();
+      pruner = setInterval(() => void prune(), PRUNE_EVERY_MS);
+      pruner.unref();
+    },
+    async stop() {
+      if (pruner !== null) clearInterval(pruner);
+      await Promise.all([processor.stop(), worker.stop(), scheduler.stop()]);
+    },
+    async runUntilIdle() {
+      let total = 0;
+      for (;;) {
+        const done =
+          (await processor.runUntilIdle()) +
+          (await worker.runUntilIdle()) +
+          (await scheduler.runUntilIdle(now()));
+        total += done;
+        if (done === 0) return total;
+      }
+    },
+  };
+}
+
+/** GET /app, as the app (JWT): its slug names the bot in comments. */
+async function fetchAppSlug(probot: Probot): Promise<string> {
+  const octokit = await probot.auth();
+  const { data } = await octokit.request('GET /app');
+  const slug = (data as { slug?: string } | null)?.slug;
+  if (!slug) throw new Error('GitHub did not say what this app is called (GET /app has no slug)');
+  return slug;
+}

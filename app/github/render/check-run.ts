@@ -1,0 +1,93 @@
+import type {
+  BatchPhase,
+  CheckRunDetails,
+  ConfigRejectedDetails,
+  LeftDetails,
+  QueuedDetails,
+} from '../../queue/effects.ts';
+
+/*
+ * The summary of the "Trainyard" check run (STYLE.md G11), from the facts the engine decided:
+ * where the pull request is, what it is tested with, when it should merge and why it waits.
+ * The one-line title is the engine's (it publishes again when that line changes).
+ */
+
+export function renderCheckRunSummary(details: CheckRunDetails): string {
+  switch (details.kind) {
+    case 'queued':
+      return renderQueued(details);
+    case 'left':
+      return renderLeft(details);
+    case 'config_rejected':
+      return renderConfigRejected(details);
+  }
+}
+
+const PHASE: Record<BatchPhase, string> = {
+  preparing: 'its test branch is being prepared',
+  testing: 'checks are running',
+  passed: 'checks passed; it merges after the batches ahead',
+  failed: 'checks failed; waiting for the batches ahead before it is split',
+  bisecting: 'checks failed; it is being split to find the failing pull request',
+  merging: 'merging',
+};
+
+function renderQueued(details: QueuedDetails): string {
+  const lines: string[] = [];
+  const partitions = details.partitions.map((p) => `\`${p}\``).join(', ');
+  lines.push(
+    `Position ${details.position} in queue \`${details.queueName}\` (priority ${details.priorityAlias}, ${details.partitions.length > 1 ? 'partitions' : 'partition'} ${partitions}).`,
+  );
+  if (details.batch !== null) {
+    const prs = details.batch.pullRequests.map((n) => `#${n}`).join(', ');
+    lines.push(`Tested in ${details.batch.name} with ${prs}: ${PHASE[details.batch.phase]}.`);
+  }
+  lines.push(...renderWhyItWaits(details));
+  if (details.estimatedMergeAt !== null)
+    lines.push(`Estimated merge: ${renderTime(details.estimatedMergeAt)}.`);
+  return lines.join('\n\n');
+}
+
+function renderWhyItWaits(details: QueuedDetails): string[] {
+  const why: string[] = [];
+  if (details.paused)
+    why.push('The merge queue is paused: no batch starts and nothing merges until it is unpaused.');
+  if (details.waitingFor !== null) {
+    const ahead = details.waitingFor.map((n) => `#${n}`).join(', ');
+    why.push(
+      `Waiting for ${ahead} to merge or leave the queue: it conflicts with ${details.waitingFor.length > 1 ? 'them' : 'it'}.`,
+    );
+  } else if (details.batch === null && !details.paused) {
+    why.push('Waiting for a batch: the pull requests ahead are tested first.');
+  }
+  return why;
+}
+
+function renderLeft(details: LeftDetails): string {
+  if (details.merged) return 'Merged by the merge queue.';
+  const detail = details.detail === null ? '' : `: ${details.detail}`;
+  return `Left the queue (\`${details.code}\`)${detail}.`;
+}
+
+function renderConfigRejected(details: ConfigRejectedDetails): string {
+  const errors = details.errors.map((error) => {
+    const at =
+      error.line === undefined
+        ? ''
+        : `line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`}`;
+    const where = [error.path === '' ? '' : `\`${error.path}\``, at === '' ? '' : `(${at})`]
+      .filter(Boolean)
+      .join(' ');
+    return `- ${where === '' ? '' : `${where}: `}${error.message}`;
+  });
+  return [
+    '`.github/trainyard.yml` on the default branch is invalid, so the last valid configuration is used until it is fixed:',
+    '',
+    ...errors,
+  ].join('\n');
+}
+
+/** `2026-11-02T14:20:00.000Z` → `2026-11-02 14:20 UTC`: the same for every reader, whatever their locale. */
+function renderTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -1,0 +1,68 @@
+import { CONFIG_PATH, parseConfig } from '../config/load-config.ts';
+import type { QueueInput } from '../queue/inputs.ts';
+import type { Store } from '../store/database.ts';
+import { findRepository, type Repository, saveInstalledRepository } from '../store/repositories.ts';
+import type { RepositoryClient } from './client.ts';
+import type { InstallationOctokits } from './octokit.ts';
+import { createInstallationRepositoryClient } from './repository-client.ts';
+
+/** The part of every repository webhook payload the shell needs to find its repository. */
+export interface RepositoryPayload {
+  installation?: { id: number } | null;
+  repository?: { id: number; name: string; owner: { login: string }; default_branch?: string } | null;
+}
+
+export interface RepositoryContext {
+  repository: Repository;
+  client: RepositoryClient;
+  /**
+   * Inputs to apply before the delivery's own: a repository seen for the first time starts
+   * with its `.github/trainyard.yml` from the default branch.
+   */
+  bootstrap: QueueInput[];
+}
+
+/**
+ * Resolves, once per delivery (STYLE.md G5), the repository row and the installation's client.
+ * A repository Trainyard has not stored yet (its installation webhook was missed, or it came
+ * before this database existed) is stored now, and its configuration is read.
+ */
+export async function resolveRepositoryContext(params: {
+  store: Store;
+  octokits: InstallationOctokits;
+  payload: RepositoryPayload;
+}): Promise<RepositoryContext | null> {
+  const { payload } = params;
+  const installationId = payload.installation?.id;
+  const repo = payload.repository;
+  if (installationId === undefined || repo === undefined || repo === null) return null;
+  const owner = repo.owner.login;
+  const client = createInstallationRepositoryClient(params.octokits, {
+    installationId,
+    owner,
+    repo: repo.name,
+  });
+  const known = await findRepository(params.store.db, owner, repo.name);
+  if (known !== null && known.installationId === String(installationId)) {
+    return { repository: known, client, bootstrap: [] };
+  }
+  const defaultBranch = repo.default_branch ?? (await client.getRepository()).defaultBranch;
+  const repository = await saveInstalledRepository(params.store.db, {
+    githubId: repo.id,
+    owner,
+    name: repo.name,
+    installationId,
+    defaultBranch,
+  });
+  const bootstrap = known === null ? [await fetchConfigInput(client, defaultBranch)] : [];
+  return { repository, client, bootstrap };
+}
+
+/** The repository's configuration on `ref` as an engine input (no file: the defaults). */
+export async function fetchConfigInput(client: RepositoryClient, ref: string): Promise<QueueInput> {
+  const text = await client.getFileText({ path: CONFIG_PATH, ref });
+  const result = parseConfig(text ?? '');
+  return result.ok
+    ? { type: 'config_changed', config: result.config }
+    : { type: 'config_rejected', errors: result.errors };
+}

@@ -1,0 +1,69 @@
+import type { Db } from '../store/database.ts';
+import { saveDelivery } from '../store/webhook-deliveries.ts';
+import type { DeliveryOutcome, WebhookReceiver } from './webhook-endpoint.ts';
+
+export interface WebhookInboxOptions {
+  db: Db;
+  /** Checks X-Hub-Signature-256 against the exact body (Probot's `webhooks.verify`). */
+  verify: (rawBody: string, signature: string) => Promise<boolean>;
+  /** Events worth storing; the rest is acknowledged and dropped. */
+  handledEvents: ReadonlySet<string>;
+  now?: () => Date;
+  /** A delivery was stored: the processor has work. */
+  received: () => void;
+}
+
+/**
+ * The receiving half of the webhook path: verify, then store the delivery durably (a
+ * redelivery of a stored id is recognised) and acknowledge. Processing happens in
+ * app/github/delivery-processor.ts, so a slow GitHub or a crash never loses a delivery.
+ */
+export class WebhookInbox implements WebhookReceiver {
+  constructor(private readonly options: WebhookInboxOptions) {}
+
+  async receive(delivery: {
+    id: string;
+    name: string;
+    signature: string;
+    rawBody: string;
+  }): Promise<DeliveryOutcome> {
+    if (!(await this.verifies(delivery.rawBody, delivery.signature))) return { kind: 'invalid_signature' };
+    let payload: unknown;
+    try {
+      payload = JSON.parse(delivery.rawBody);
+    } catch {
+      return { kind: 'invalid_payload', message: 'the body is not JSON' };
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      return { kind: 'invalid_payload', message: 'the body is not a JSON object' };
+    }
+    if (!this.options.handledEvents.has(delivery.name)) return { kind: 'ignored' };
+    const saved = await saveDelivery(this.options.db, {
+      deliveryId: delivery.id,
+      event: delivery.name,
+      orderingKey: computeOrderingKey(payload as Record<string, unknown>),
+      payload: delivery.rawBody,
+      now: this.options.now?.() ?? new Date(),
+    });
+    if (!saved) return { kind: 'duplicate' };
+    this.options.received();
+    return { kind: 'accepted' };
+  }
+
+  private async verifies(rawBody: string, signature: string): Promise<boolean> {
+    try {
+      return await this.options.verify(rawBody, signature);
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A repository's deliveries apply in arrival order; installation events in theirs. */
+function computeOrderingKey(payload: Record<string, unknown>): string {
+  const repository = payload.repository as { full_name?: unknown } | undefined;
+  if (typeof repository?.full_name === 'string') return `repository:${repository.full_name.toLowerCase()}`;
+  const installation = payload.installation as { id?: unknown } | undefined;
+  if (typeof installation?.id === 'number') return `installation:${installation.id}`;
+  return 'other';
+}

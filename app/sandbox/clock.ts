@@ -1,0 +1,108 @@
+/**
+ * The sandbox's notion of time: timestamps of everything it records, and when simulated CI
+ * finishes. Tests drive a VirtualClock by hand; the demo runs a ScaledClock where minutes
+ * pass in seconds.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch, in the clock's time. */
+  now(): number;
+  /** Runs `task` once the clock reaches `at`; the returned function cancels it. */
+  schedule(at: number, task: () => void): () => void;
+}
+
+interface Timer {
+  at: number;
+  seq: number;
+  task: () => void;
+}
+
+/** Time moves only when told to; due tasks run in time order (FIFO for equal times). */
+export class VirtualClock implements Clock {
+  private current: number;
+  private seq = 0;
+  private timers: Timer[] = [];
+
+  constructor(start: number | Date = Date.UTC(2026, 10, 2, 9, 0, 0)) {
+    this.current = typeof start === 'number' ? start : start.getTime();
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  schedule(at: number, task: () => void): () => void {
+    const timer = { at, seq: this.seq++, task };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  }
+
+  /** When the next task is due, or null when none is scheduled. */
+  nextAt(): number | null {
+    return this.timers.reduce<number | null>((min, t) => (min === null || t.at < min ? t.at : min), null);
+  }
+
+  get pending(): number {
+    return this.timers.length;
+  }
+
+  /** Moves time forward by `ms`, running every task that falls due on the way, at its own time. */
+  advance(ms: number): void {
+    this.advanceTo(this.current + ms);
+  }
+
+  advanceTo(target: number): void {
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = Math.max(this.current, due.at);
+      due.task();
+    }
+    this.current = Math.max(this.current, target);
+  }
+}
+
+/**
+ * Wall-clock time sped up by `scale` (60: a simulated minute per real second), for the demo.
+ * Time starts at `start` (default: now).
+ */
+export class ScaledClock implements Clock {
+  private readonly realStart = Date.now();
+  private readonly start: number;
+  private readonly handles = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(
+    readonly scale: number,
+    start?: number,
+  ) {
+    if (!(scale > 0)) throw new Error('the time scale must be positive');
+    this.start = start ?? this.realStart;
+  }
+
+  now(): number {
+    return this.start + (Date.now() - this.realStart) * this.scale;
+  }
+
+  schedule(at: number, task: () => void): () => void {
+    const handle = setTimeout(
+      () => {
+        this.handles.delete(handle);
+        task();
+      },
+      Math.max(0, (at - this.now()) / this.scale),
+    );
+    this.handles.add(handle);
+    return () => {
+      clearTimeout(handle);
+      this.handles.delete(handle);
+    };
+  }
+
+  /** Cancels every scheduled task (on shutdown). */
+  stop(): void {
+    for (const handle of this.handles) clearTimeout(handle);
+    this.handles.clear();
+  }
+}

@@ -1,0 +1,53 @@
+import { GithubError } from './github-error.ts';
+
+/**
+ * A fault knob: asked once per attempt of an operation, it either lets the attempt through
+ * or names the error GitHub answers instead (`repo.mergeBehaviour = failWith(405, 'not
+ * mergeable')`, `repo.pushBehaviour = failTimes(2, 502)`).
+ */
+export interface Behaviour {
+  /** Throws the planned GithubError, or returns to let the operation proceed. */
+  attempt(): void;
+}
+
+export const succeed = (): Behaviour => ({ attempt() {} });
+
+/** Every attempt fails with this status. */
+export function failWith(status: number, message = defaultMessage(status)): Behaviour {
+  return {
+    attempt() {
+      throw new GithubError(status, message);
+    },
+  };
+}
+
+/** The next `times` attempts fail, then attempts succeed again (a transient outage). */
+export function failTimes(times: number, status: number, message = defaultMessage(status)): Behaviour {
+  let left = times;
+  return {
+    attempt() {
+      if (left <= 0) return;
+      left--;
+      throw new GithubError(status, message);
+    },
+  };
+}
+
+function defaultMessage(status: number): string {
+  switch (status) {
+    case 403:
+      return 'Resource not accessible by integration';
+    case 404:
+      return 'Not Found';
+    case 405:
+      return 'Pull Request is not mergeable';
+    case 409:
+      return 'Conflict';
+    case 422:
+      return 'Validation Failed';
+    case 502:
+      return 'Server Error';
+    default:
+      return status >= 500 ? 'Server Error' : 'Request failed';
+  }
+}

@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CiModel } from '../sim/ci-model.ts';
+import type { SandboxCiSnapshot } from './ci.ts';
+import type { DemoWorkloadSettings, DemoWorkloadState } from './demo-workload.ts';
+import type { SandboxSnapshot } from './model-snapshot.ts';
+import type { Delivery } from './webhooks/delivery.ts';
+
+export const SANDBOX_FILE = 'sandbox.json';
+
+/** Everything a stopped sandbox needs to go on where it was. */
+export interface SandboxFile {
+  version: 1;
+  /** Wall-clock time of the save, for people reading the file. */
+  savedAt: string;
+  /** The sandbox clock's time at the save: a resumed sandbox's clock goes on from there. */
+  now: number;
+  webhookSecret: string;
+  /** The settings the sandbox was created with: the workload's position only means something under them. */
+  workloadSettings: DemoWorkloadSettings;
+  ciModel: CiModel;
+  model: SandboxSnapshot;
+  ci: SandboxCiSnapshot;
+  workload: DemoWorkloadState;
+  /** Webhooks not yet delivered, sent again with their ids on start. */
+  deliveries: Delivery[];
+}
+
+/** The stored sandbox of `dataDir`, or null on a first start. A file that cannot be read stops the start: it is someone's data. */
+export function readSandboxFile(dataDir: string): SandboxFile | null {
+  const path = join(dataDir, SANDBOX_FILE);
+  if (!existsSync(path)) return null;
+  let file: SandboxFile;
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8')) as SandboxFile;
+  } catch (error) {
+    throw new Error(
+      `the sandbox's stored state ${path} cannot be read (${(error as Error).message}); move it away to start afresh`,
+    );
+  }
+  if (file.version !== 1)
+    throw new Error(`the sandbox's stored state ${path} has unknown version ${String(file.version)}`);
+  return file;
+}
+
+/**
+ * Writes the file whole or not at all: into a temporary file first, then renamed over the old
+ * one (a rename within a directory is atomic), so a crash mid-write leaves the previous save.
+ */
+export async function writeSandboxFile(dataDir: string, file: SandboxFile): Promise<void> {
+  const path = join(dataDir, SANDBOX_FILE);
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, JSON.stringify(file), { mode: 0o600 });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

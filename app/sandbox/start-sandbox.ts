@@ -1,0 +1,258 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { CiModel } from '../sim/ci-model.ts';
+import { loadOrCreateAppKey } from './app-key.ts';
+import { SandboxCi } from './ci.ts';
+import { type Clock, ScaledClock } from './clock.ts';
+import { createDemoRepository, DEMO_AUTHORS, DEMO_MAINTAINER, DEMO_REPOSITORY } from './demo-repository.ts';
+import {
+  DEFAULT_DEMO_WORKLOAD,
+  type DemoActivity,
+  DemoWorkload,
+  type DemoWorkloadSettings,
+} from './demo-workload.ts';
+import { SandboxGithub } from './model.ts';
+import { readSandboxFile, type SandboxFile, writeSandboxFile } from './sandbox-file.ts';
+import { isLoopbackHost, type SandboxServer, startSandboxServer } from './server.ts';
+
+/** What the sandbox says about itself; a pino logger fits. */
+export interface SandboxLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  debug(details: object, message: string): void;
+}
+
+export interface StartSandboxOptions {
+  /** The sandbox's own directory (created if missing): sandbox.json and the app's private key. */
+  dataDir: string;
+  /** The app's webhook endpoint, on loopback. The app may start after the sandbox: deliveries retry. */
+  webhookUrl: string;
+  /** Signs the webhooks (default: the stored one, or a random one made on the first start). */
+  webhookSecret?: string;
+  /** Sandbox milliseconds per real millisecond (default 60: a minute passes in a second). */
+  timeScale?: number;
+  /** Seeds the workload and the CI on a first start (default 1); a resumed sandbox keeps its own. */
+  seed?: number;
+  logger?: SandboxLogger;
+  /** Loopback only (default 127.0.0.1). */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Workload settings on a first start (DEFAULT_DEMO_WORKLOAD otherwise). */
+  workload?: Partial<DemoWorkloadSettings>;
+  /** CI model on a first start: ten-minute runs, a flaky failure in fifty. */
+  ci?: Partial<CiModel>;
+  /** Real milliseconds between saves of sandbox.json when something changed (default 5 000; 0: only on stop). */
+  saveEveryMs?: number;
+  /** The clock, given the stored time to resume from (tests pass a VirtualClock); default a ScaledClock. */
+  clock?: (resumeAt: number | null) => Clock;
+  /** Waits between webhook delivery attempts (default: up to two minutes in all, while the app starts). */
+  retryDelaysMs?: readonly number[];
+}
+
+export interface Sandbox {
+  /** What GITHUB_API_URL points at. */
+  apiUrl: string;
+  appId: number;
+  /** The app's private key (PEM), made on the first start and kept in dataDir. */
+  privateKey: string;
+  webhookSecret: string;
+  installationId: number;
+  repository: { owner: string; name: string };
+  /** Who acts in the demo: an admin, and the authors (write permission). */
+  people: { maintainer: string; authors: readonly string[] };
+  /** The sandbox's clock: sandbox time runs `timeScale` times faster than the wall clock. */
+  clock: Clock;
+  /** The model, CI, workload and server, for end-to-end tests that look behind the API. */
+  github: SandboxGithub;
+  ci: SandboxCi;
+  workload: DemoWorkload;
+  server: SandboxServer;
+  /** A personal token of `login` (valid until the sandbox stops: tokens are not kept). */
+  mintUserToken(login: string): string;
+  /** Writes sandbox.json now. */
+  save(): Promise<void>;
+  /** Stops the workload and CI, lets pending webhooks go out (a few seconds at most), saves, closes. */
+  stop(): Promise<void>;
+}
+
+const defaultCiModel: Omit<CiModel, 'seed'> = { medianMs: 10 * 60_000, spread: 0.25, flakeRate: 0.02 };
+/** Enough for the app to come up after the sandbox, or to restart: about two minutes in all. */
+const defaultRetryDelaysMs = [500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+/** How long stop() lets pending webhooks go out before keeping them for the next start. */
+const stopFlushMs = 3_000;
+/** A demo runs for hours: the delivery log keeps the recent ones only. */
+const deliveryLogLimit = 1_000;
+
+/**
+ * The sandbox side of `npm start` without GitHub credentials: the simulated GitHub on
+ * loopback with the demo repository, the app installed on it, simulated CI and the demo
+ * workload, all resumed from `<dataDir>/sandbox.json` when it exists. Refuses any address
+ * other than loopback, both to listen on and to deliver webhooks to: it hands out tokens to
+ * anyone with a JWT-shaped string.
+ */
+export async function startSandbox(options: StartSandboxOptions): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) throw new Error(`the sandbox listens on loopback only, not on ${host}`);
+  const webhookHost = new URL(options.webhookUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopbackHost(webhookHost))
+    throw new Error(`the sandbox delivers webhooks to loopback only, not to ${options.webhookUrl}`);
+  const timeScale = options.timeScale ?? 60;
+  const log = options.logger;
+
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const stored = readSandboxFile(options.dataDir);
+  const privateKey = loadOrCreateAppKey(options.dataDir);
+  const webhookSecret = options.webhookSecret ?? stored?.webhookSecret ?? randomBytes(24).toString('hex');
+  const seed = options.seed ?? 1;
+  const workloadSettings = stored?.workloadSettings ?? {
+    ...DEFAULT_DEMO_WORKLOAD,
+    seed,
+    ...options.workload,
+  };
+  const ciModel = stored?.ciModel ?? { ...defaultCiModel, seed, ...options.ci };
+
+  const clock = options.clock?.(stored?.now ?? null) ?? new ScaledClock(timeScale, stored?.now);
+  const github = stored ? SandboxGithub.fromSnapshot(stored.model, { clock }) : new SandboxGithub({ clock });
+  const server = await startSandboxServer({
+    github,
+    host,
+    port: options.port,
+    webhook: { url: options.webhookUrl, secret: webhookSecret },
+    retryDelaysMs: options.retryDelaysMs ?? defaultRetryDelaysMs,
+    deliveryLogLimit,
+  });
+  try {
+    if (stored) server.webhooks.resume(stored.deliveries);
+    const repo =
+      github.repository(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name) ??
+      createDemoRepository(github, { areas: workloadSettings.areas });
+    // Installing announces the repository to the app (installation.created), as on GitHub.
+    const installation =
+      github.access.installationOf(repo, github.app.id) ??
+      github.install([repo], github.account(DEMO_MAINTAINER));
+    const ci = new SandboxCi({ github, clock, model: ciModel, restore: stored?.ci });
+    const workload = new DemoWorkload({
+      github,
+      ci,
+      clock,
+      repo,
+      settings: workloadSettings,
+      state: stored?.workload,
+      onActivity: (activity) => logActivity(log, activity),
+    });
+    workload.start();
+
+    let changed = true;
+    const unsubscribe = github.on(() => {
+      changed = true;
+    });
+    const snapshot = (): SandboxFile => ({
+      version: 1,
+      savedAt: new Date().toISOString(),
+      now: clock.now(),
+      webhookSecret,
+      workloadSettings,
+      ciModel,
+      model: github.toSnapshot(),
+      ci: ci.toSnapshot(),
+      workload: workload.toSnapshot(),
+      deliveries: server.webhooks.pending(),
+    });
+    // One save at a time, each taking its snapshot when it starts: the last one wins on disk.
+    let saving: Promise<void> = Promise.resolve();
+    const save = (): Promise<void> => {
+      changed = false;
+      saving = saving.then(() => writeSandboxFile(options.dataDir, snapshot()));
+      return saving;
+    };
+    const saveEveryMs = options.saveEveryMs ?? 5_000;
+    const saver =
+      saveEveryMs > 0
+        ? setInterval(() => {
+            if (!changed) return;
+            save().catch((error: unknown) => log?.warn({ err: error }, 'could not save the sandbox'));
+          }, saveEveryMs)
+        : null;
+    saver?.unref();
+    // The first start's key, secret and installation are on disk before the app hears of them.
+    if (!stored) await save();
+
+    log?.info(
+      {
+        apiUrl: server.url,
+        repository: `${repo.owner.login}/${repo.name}`,
+        resumed: stored !== null,
+        timeScale,
+      },
+      stored ? 'sandbox resumed' : 'sandbox started',
+    );
+
+    let stopped: Promise<void> | null = null;
+    return {
+      apiUrl: server.url,
+      appId: github.app.id,
+      privateKey,
+      webhookSecret,
+      installationId: installation.id,
+      repository: { owner: repo.owner.login, name: repo.name },
+      people: { maintainer: DEMO_MAINTAINER, authors: DEMO_AUTHORS },
+      clock,
+      github,
+      ci,
+      workload,
+      server,
+      mintUserToken: (login) => github.access.issueUserToken(github.account(login)),
+      save,
+      stop() {
+        stopped ??= (async () => {
+          if (saver) clearInterval(saver);
+          workload.stop();
+          ci.close();
+          if (clock instanceof ScaledClock) clock.stop();
+          await settle(server.webhooks.flush(), stopFlushMs);
+          // No sends after this: what is still pending is kept for the next start, not raced.
+          server.webhooks.close();
+          unsubscribe();
+          await save();
+          await server.close();
+          log?.info({ pendingWebhooks: server.webhooks.pendingCount() }, 'sandbox stopped');
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
+/** Waits for `work` at most `ms`; its failure is not stop()'s (undelivered webhooks are kept). */
+async function settle(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+function logActivity(log: SandboxLogger | undefined, activity: DemoActivity): void {
+  if (!log) return;
+  switch (activity.type) {
+    case 'opened':
+      log.debug(activity, `demo: ${activity.author} opened #${activity.number}`);
+      return;
+    case 'queued':
+      log.debug(activity, `demo: ${activity.author} queued #${activity.number}`);
+      return;
+    case 'pushed':
+      log.debug(activity, `demo: pushed ${activity.label} to the base branch`);
+      return;
+    case 'error':
+      log.warn({ err: activity.error }, 'demo workload step refused');
+      return;
+  }
+}

@@ -1,0 +1,77 @@
+import type { TrainyardConfigInput } from '../config/config.schema.ts';
+import type { Scenario } from './scenarios.ts';
+import { areaFilesPattern, areaName } from './workload.ts';
+
+/**
+ * Trainyard's recommended configuration, as the benchmark runs it (the README shows it as
+ * `.github/trainyard.yml`). Partition rules are added per area for a monorepo.
+ */
+export const RECOMMENDED_CONFIG: TrainyardConfigInput = {
+  queue_rules: [
+    {
+      name: 'default',
+      // Pairs when the queue is short, up to 10 when it is long (a batch of 10 holds a culprit
+      // half the time at p = 5 %); 10 minutes to fill a pair rather than test a PR alone.
+      // Measured (14 days): {min 4, 30m} or max 6 save ~1 CI minute per merged PR on mid, but on
+      // the monorepo the waits of the small partitions hold up the pull requests they share with
+      // the big ones, and the queue falls far behind (seed 1, max 6: merged/h 23.7 → 6.6).
+      batch_size: { min: 2, max: 10 },
+      batch_max_wait_time: '10m',
+      // CI may wait for a runner: a queue must not time a batch out for that.
+      checks_timeout: null,
+      // A retry costs a whole run and most failures are real: bisect at once instead.
+      max_checks_retries: 0,
+    },
+  ],
+  // A hotfix goes first but does not abort the batches already running: each interruption threw
+  // away up to max_parallel_checks runs and their rebuilds in every lane of the hotfix (measured
+  // on monorepo, seed 1, 14 days: merged/h 14.6 → 23.7, CI min per merged PR 109 → 66; on mid,
+  // seeds 1-3: CI min per merged PR 19.9 → 19.0).
+  priority_rules: [
+    { name: 'hotfix', conditions: ['label=hotfix'], priority: 'high', allow_checks_interruption: false },
+  ],
+  merge_queue: {
+    // Two batches in line: a third is aborted too often when a batch in three fails.
+    max_parallel_checks: 2,
+    // A failed batch is bisected aside; the queue does not wait for it (app/queue/aside.ts).
+    bisect_aside: true,
+    skip_intermediate_results: false,
+  },
+};
+
+/**
+ * Partition rules by area: one partition for each of the `own` largest areas, one for all the
+ * others together (all areas get their own by default).
+ */
+export function withAreaPartitions(
+  config: TrainyardConfigInput,
+  areas: number,
+  own: number = areas,
+): TrainyardConfigInput {
+  const names = Array.from({ length: areas }, (_, i) => areaName(i));
+  const rest = names.slice(own);
+  return {
+    ...config,
+    partition_rules: [
+      ...names.slice(0, own).map((name) => ({ name, conditions: [`files~=${areaFilesPattern(name)}`] })),
+      ...(rest.length === 0
+        ? []
+        : [{ name: 'other-areas', conditions: [`files~=^areas/(${rest.join('|')})/`] }]),
+    ],
+  };
+}
+
+/** What the benchmark runs on a scenario: the recommended configuration, partitioned by area if the repository is. */
+export function recommendedConfigFor(scenario: Scenario): TrainyardConfigInput {
+  return scenario.partitionByArea
+    ? withAreaPartitions(RECOMMENDED_CONFIG, scenario.workload.areas, OWN_PARTITIONS)
+    : RECOMMENDED_CONFIG;
+}
+
+/**
+ * Areas with a partition of their own in a monorepo; the others share one. One partition per
+ * area (20) tests the PRs of small areas one by one — about a CI run each — which C = 30 runners
+ * cannot sustain at 40 PRs/h (measured: the queue falls behind); the largest areas alone carry
+ * most of the traffic.
+ */
+export const OWN_PARTITIONS = 7;

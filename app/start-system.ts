@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { GithubPermissions } from './api/auth/github-permissions.ts';
+import { buildServer } from './api/server.ts';
+import { createGithubApp, type GithubApp } from './github/github-app.ts';
+import { type RequestPolicy, sandboxRequestPolicy } from './github/octokit.ts';
+import { webhookPath } from './github/webhook-endpoint.ts';
+import type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.ts';
+import { hasGithubCredentials, type Settings } from './settings.ts';
+import type { Store } from './store/database.ts';
+
+/** How the GitHub side runs: the real GitHub App, or the local sandbox code host. */
+export interface GithubSide {
+  mode: 'production' | 'sandbox';
+  credentials: { appId: number; privateKey: string; webhookSecret: string; baseUrl: string };
+  appSlug?: string;
+  now?: () => Date;
+  pollMs?: number;
+  /** How requests to GitHub are retried and paced (default: as GitHub asks). */
+  policy?: RequestPolicy;
+  sandbox?: Sandbox;
+}
+
+/** Sandbox options beyond what the settings say: tests pass a virtual clock, a seed, a workload. */
+export type SandboxOverrides = Partial<
+  Omit<StartSandboxOptions, 'dataDir' | 'webhookUrl' | 'timeScale' | 'logger'>
+>;
+
+export interface StartSystemOptions {
+  settings: Settings;
+  /** Open already: the caller owns it and closes it after stop(). */
+  store: Store;
+  logger: Logger;
+  sandbox?: SandboxOverrides;
+}
+
+/** Trainyard up and listening: the GitHub side, the HTTP server (v1 API, webhooks) and the GitHub App. */
+export interface TrainyardSystem {
+  side: GithubSide;
+  server: FastifyInstance;
+  /** Its background loops are not started: the caller runs app.start() (or drives runUntilIdle()). */
+  app: GithubApp;
+  /** The server's base URL. */
+  address: string;
+  /** The system's clock: the sandbox's in sandbox mode, the wall clock in production. */
+  now: () => Date;
+  /** Stops the app's loops, the HTTP server and the sandbox; not the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What `npm start` runs on an open store: the GitHub App with credentials, else the sandbox
+ * code host with its demo workload (SANDBOX mode); then one HTTP server for the v1 API and the
+ * webhook endpoint, listening.
+ */
+export async function startSystem(options: StartSystemOptions): Promise<TrainyardSystem> {
+  const { settings, store, logger } = options;
+  const side = hasGithubCredentials(settings)
+    ? productionSide(settings)
+    : await startSandboxSide(settings, logger, options.sandbox ?? {});
+  try {
+    const server = await buildServer({
+      store,
+      github: new GithubPermissions({ apiBaseUrl: side.credentials.baseUrl }),
+      publicUrl: settings.TRAINYARD_PUBLIC_URL,
+      logger,
+      ...(side.now ? { now: side.now } : {}),
+    });
+    const app = await createGithubApp({
+      store,
+      server,
+      credentials: side.credentials,
+      logger,
+      ...(side.appSlug ? { appSlug: side.appSlug } : {}),
+      ...(side.now ? { now: side.now } : {}),
+      ...(side.pollMs ? { pollMs: side.pollMs } : {}),
+      ...(side.policy ? { policy: side.policy } : {}),
+    });
+    const address = await server.listen({ port: settings.PORT, host: settings.HOST });
+    // PORT=0 takes a free port: the sandbox learns it only now (its deliveries wait and retry).
+    if (side.sandbox && settings.PORT === 0) {
+      const { port } = server.server.address() as AddressInfo;
+      side.sandbox.server.webhooks.configure({
+        url: sandboxWebhookUrl(settings.HOST, port),
+        secret: side.credentials.webhookSecret,
+      });
+    }
+    let stopped: Promise<void> | null = null;
+    return {
+      side,
+      server,
+      app,
+      address,
+      now: side.now ?? (() => new Date()),
+      stop() {
+        // Loops first (work in progress finishes), then HTTP, then the sandbox.
+        stopped ??= (async () => {
+          await app.stop();
+          await server.close();
+          await side.sandbox?.stop();
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await side.sandbox?.stop();
+    throw error;
+  }
+}
+
+function productionSide(settings: Settings): GithubSide {
+  const privateKey = settings.PRIVATE_KEY
+    ? // Environments often carry a PEM on one line with literal \n.
+      settings.PRIVATE_KEY.replaceAll('\\n', '\n')
+    : readFileSync(settings.PRIVATE_KEY_PATH!, 'utf8');
+  return {
+    mode: 'production',
+    credentials: {
+      appId: Number(settings.APP_ID),
+      privateKey,
+      webhookSecret: settings.WEBHOOK_SECRET!,
+      baseUrl: settings.GITHUB_API_URL,
+    },
+    ...(settings.APP_SLUG ? { appSlug: settings.APP_SLUG } : {}),
+  };
+}
+
+async function startSandboxSide(
+  settings: Settings,
+  logger: Logger,
+  overrides: SandboxOverrides,
+): Promise<GithubSide> {
+  // Only now: production never loads the sandbox.
+  const { startSandbox } = await import('./sandbox/start-sandbox.ts');
+  const sandbox = await startSandbox({
+    ...overrides,
+    dataDir: join(dirname(resolve(settings.TRAINYARD_DATA_DIR)), 'sandbox'),
+    webhookUrl: sandboxWebhookUrl(settings.HOST, settings.PORT),
+    timeScale: settings.SANDBOX_TIME_SCALE,
+    logger: logger.child({ name: 'sandbox' }),
+  });
+  return {
+    mode: 'sandbox',
+    credentials: {
+      appId: sandbox.appId,
+      privateKey: sandbox.privateKey,
+      webhookSecret: sandbox.webhookSecret,
+      baseUrl: sandbox.apiUrl,
+    },
+    appSlug: 'trainyard',
+    // The whole system runs on the sandbox's accelerated clock: CI minutes pass in seconds.
+    now: () => new Date(sandbox.clock.now()),
+    pollMs: 250,
+    policy: sandboxRequestPolicy,
+    sandbox,
+  };
+}
+
+/** Where the sandbox delivers webhooks: the app's endpoint, on loopback when the server listens on every address. */
+function sandboxWebhookUrl(host: string, port: number): string {
+  const loopback = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${loopback.includes(':') ? `[${loopback}]` : loopback}:${port}${webhookPath}`;
+}

@@ -1,0 +1,290 @@
+import type { FastifyInstance } from 'fastify';
+import nock from 'nock';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GithubPermissions } from '../../../app/api/auth/github-permissions.ts';
+import { buildServer } from '../../../app/api/server.ts';
+import { createGithubApp, type GithubApp } from '../../../app/github/github-app.ts';
+import { testRequestPolicy } from '../../../app/github/octokit.ts';
+import { createSeededIdSource } from '../../../app/queue/ids.ts';
+import { createApiKey } from '../../../app/store/api-keys.ts';
+import type { Store } from '../../../app/store/database.ts';
+import { nockInstallationToken } from '../../support/nock/apps.ts';
+import {
+  nockCombinedStatus,
+  nockCreateCheckRun,
+  nockListCheckRuns,
+  nockUpdateCheckRun,
+} from '../../support/nock/checks.ts';
+import { checkRunJson } from '../../support/nock/fixtures.ts';
+import { GITHUB_API, REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
+import { nockCreateReaction } from '../../support/nock/issues.ts';
+import { nockMergeBranches } from '../../support/nock/merges.ts';
+import { nockOpenPullRequest } from '../../support/nock/pull-request-state.ts';
+import {
+  nockCreatePull,
+  nockFindPullsByHead,
+  nockGetPull,
+  nockMergePull,
+  nockUpdatePull,
+} from '../../support/nock/pulls.ts';
+import { nockDeleteRef, nockGetRef, nockSetBranch } from '../../support/nock/refs.ts';
+import { nockGetContent, nockGetPermission } from '../../support/nock/repos.ts';
+import { checkSuiteEvent, issueCommentEvent, pullRequestEvent, pushEvent } from '../../support/payloads.ts';
+import { openTestStore } from '../../support/test-store.ts';
+import { appPrivateKey, postWebhook, WEBHOOK_SECRET } from '../../support/trainyard-tester.ts';
+
+const github = useGithubNock();
+const APP_ID = 4242;
+const INSTALLATION_ID = 77;
+const clock = Date.UTC(2026, 10, 2, 9, 0, 0);
+let store: Store;
+let server: FastifyInstance;
+let app: GithubApp;
+let url: string;
+let adminKey: string;
+const unmatched: string[] = [];
+const noMatch = (req: { method: string; path: string }) => {
+  // Only GitHub's REST root: the webhook endpoint and the v1 API on loopback pass through.
+  if (req.path.startsWith('/api/v3/')) unmatched.push(`${req.method} ${req.path}`);
+};
+
+beforeEach(async () => {
+  unmatched.length = 0;
+  nock.emitter.on('no match', noMatch);
+  github.scope().get('/api/v3/app').reply(200, { id: APP_ID, slug: 'trainyard', name: 'Trainyard' });
+  store = await openTestStore();
+  const now = () => new Date(clock);
+  server = await buildServer({ store, github: new GithubPermissions({ apiBaseUrl: GITHUB_API }), now });
+  app = await createGithubApp({
+    store,
+    server,
+    credentials: {
+      appId: APP_ID,
+      privateKey: appPrivateKey(),
+      baseUrl: GITHUB_API,
+      webhookSecret: WEBHOOK_SECRET,
+    },
+    logger: pino({ level: process.env.TESTER_LOG_LEVEL ?? 'silent' }),
+    policy: testRequestPolicy,
+    effectOptions: { headPolling: { delaysMs: [0, 0, 0], sleep: async () => {} } },
+    now,
+    ids: createSeededIdSource(2026),
+  });
+  url = await server.listen({ host: '127.0.0.1', port: 0 });
+  ({ secret: adminKey } = await createApiKey(store.db, {
+    name: 'nock flow',
+    owner: 'acme',
+    repository: null,
+    role: 'admin',
+    now: now(),
+  }));
+});
+afterEach(async () => {
+  nock.emitter.removeListener('no match', noMatch);
+  await app.stop();
+  await server.close();
+  await store.close();
+});
+
+/** A real example payload moved to acme/widgets (default branch main), installation 77. */
+function widgets<T>(payload: T): T {
+  const p = payload as {
+    repository: Record<string, unknown> & { owner: Record<string, unknown> };
+    installation?: { id: number };
+  };
+  Object.assign(p.repository, {
+    id: 4242,
+    name: 'widgets',
+    full_name: 'acme/widgets',
+    default_branch: 'main',
+  });
+  p.repository.owner.login = 'acme';
+  // An App's deliveries always name the installation; some examples were recorded without one.
+  p.installation = { ...p.installation, id: INSTALLATION_ID };
+  return payload;
+}
+
+let deliveries = 0;
+async function deliver(event: string, payload: unknown): Promise<void> {
+  const answer = await postWebhook(url, {
+    id: `delivery-${++deliveries}`,
+    event,
+    body: JSON.stringify(payload),
+  });
+  expect(answer.status, event).toBe(202);
+  await app.runUntilIdle();
+  expect(unmatched, `requests GitHub was not told to expect after ${event}`).toEqual([]);
+  expect(await failures(), `after ${event}`).toEqual([]);
+}
+
+/** Deliveries and outbox rows that failed (and wait for a retry): none may. */
+async function failures(): Promise<string[]> {
+  const d = await store.db
+    .selectFrom('webhook_deliveries')
+    .select(['event', 'last_error'])
+    .where('last_error', 'is not', null)
+    .execute();
+  const o = await store.db
+    .selectFrom('outbox')
+    .select(['key', 'last_error'])
+    .where('last_error', 'is not', null)
+    .execute();
+  return [...d.map((r) => `${r.event}: ${r.last_error}`), ...o.map((r) => `${r.key}: ${r.last_error}`)];
+}
+
+/** The "Trainyard" check run on #3's head, once created: listed, then updated in place. */
+function trainyardCheckRunExists(): void {
+  nockListCheckRuns(github, {
+    sha: 'pr-3-head',
+    query: { check_name: 'Trainyard', app_id: String(APP_ID) },
+    pages: [[checkRunJson({ id: 900, name: 'Trainyard', status: 'in_progress', conclusion: null })]],
+  });
+  nockUpdateCheckRun(github, { id: 900 });
+}
+
+const pullRequestFacts = { number: 3, headSha: 'pr-3-head', headRef: 'feature-3', base: 'main' };
+
+/** The request bodies GitHub received for `request` (`METHOD /path` without the REST root), in order. */
+function bodiesOf(request: string): unknown[] {
+  return github.requests.filter((r) => r.request === request).map((r) => r.body);
+}
+
+async function api<T>(path: string): Promise<T> {
+  const response = await fetch(`${url}/v1/repos/acme/widgets${path}`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+  });
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+}
+
+describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real payloads, real endpoint)', () => {
+  it('a queue command builds the test branch and draft PR; the check suite passes; #3 merges at the tested head, the draft is closed, events and status agree', async () => {
+    // 1. The PR is opened: the app reads its configuration and the PR's facts.
+    nockInstallationToken(github, { installationId: INSTALLATION_ID, token: 'ghs_flow' });
+    nockGetContent(github, {
+      path: '.github/trainyard.yml',
+      ref: 'main',
+      text: 'queue_rules:\n  - name: default\n    merge_conditions: [check-success=ci]\n',
+    });
+    nockOpenPullRequest(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3', files: ['src/a.ts'] });
+    await deliver('pull_request', widgets(pullRequestEvent('opened', pullRequestFacts)));
+
+    // 2. `@trainyard queue` by a writer: +1, then the batch's test branch (base + #3 merged on a
+    //    work branch, moved into place) and its draft PR, and the Trainyard check run on #3.
+    nockGetPermission(github, { login: 'alice', reply: { permission: 'write', role_name: 'write' } });
+    nockCreateReaction(github, { commentId: 501, reply: 201 });
+    nockGetRef(github, { branch: 'main', sha: 'main-1' });
+    const branch = 'trainyard/merge-queue/3b88be2a';
+    nockSetBranch(github, { branch: `${branch}-work`, sha: 'main-1', exists: false });
+    nockMergeBranches(github, { reply: { sha: 'merge-pr-3' } });
+    nockSetBranch(github, { branch, sha: 'merge-pr-3', exists: false });
+    nockDeleteRef(github, { branch: `${branch}-work` });
+    nockFindPullsByHead(github, { branch, open: [] });
+    nockCreatePull(github, { reply: { number: 40, branch } });
+    nockListCheckRuns(github, {
+      sha: 'pr-3-head',
+      query: { check_name: 'Trainyard', app_id: String(APP_ID) },
+      pages: [[]],
+    });
+    nockCreateCheckRun(github, { id: 900 });
+    trainyardCheckRunExists();
+    const queueComment = {
+      number: 3,
+      body: '@trainyard queue',
+      commentId: 501,
+      author: { login: 'alice', id: 1001 },
+    };
+    await deliver('issue_comment', widgets(issueCommentEvent('created', queueComment)));
+
+    expect(bodiesOf('POST /repos/acme/widgets/merges')).toEqual([
+      {
+        base: `${branch}-work`,
+        head: 'pr-3-head',
+        commit_message: expect.stringMatching(
+          /^Merge #3 \(pr-3-head\) into trainyard\/merge-queue\/3b88be2a\n/,
+        ),
+      },
+    ]);
+    expect(bodiesOf('POST /repos/acme/widgets/pulls')).toEqual([
+      expect.objectContaining({ head: branch, base: 'main', draft: true }),
+    ]);
+    const running = await api<{ batches: { pull_requests: { number: number }[] }[] }>('/merge-queue/status');
+    expect(running.batches.map((b) => b.pull_requests.map((p) => p.number))).toEqual([[3]]);
+    github.requests.length = 0;
+
+    // 3. CI passes on the tested commit: #3 merges at the head that was tested, the draft PR is
+    //    closed and its branches deleted, and the check run says so.
+    nockListCheckRuns(github, { sha: 'merge-pr-3', pages: [[checkRunJson({ id: 61, name: 'ci' })]] });
+    nockCombinedStatus(github, { sha: 'merge-pr-3', pages: [[]] });
+    nockGetPull(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3' });
+    nockMergePull(github, { number: 3, reply: { sha: 'main-2' } });
+    nockUpdatePull(github, { number: 40 });
+    nockDeleteRef(github, { branch });
+    nockDeleteRef(github, { branch: `${branch}-work`, missing: true });
+    trainyardCheckRunExists();
+    trainyardCheckRunExists();
+    const suite = {
+      headSha: 'merge-pr-3',
+      headBranch: branch,
+      pullRequests: [{ number: 40, headRef: branch }],
+    };
+    await deliver('check_suite', widgets(checkSuiteEvent('completed', suite)));
+
+    expect(bodiesOf('PUT /repos/acme/widgets/pulls/3/merge')).toEqual([
+      expect.objectContaining({ sha: 'pr-3-head', merge_method: 'merge' }),
+    ]);
+    expect(bodiesOf('PATCH /repos/acme/widgets/pulls/40')).toEqual([{ state: 'closed' }]);
+    expect(bodiesOf('PATCH /repos/acme/widgets/check-runs/900').at(-1)).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+    });
+
+    // 4. GitHub's own notices of that merge change nothing: the app only reads, merges nothing again.
+    github.requests.length = 0;
+    github.mustNot('PUT', `${REPO_PATH}/pulls/3/merge`, 'merge #3 a second time');
+    const merged = { ...pullRequestFacts, state: 'closed' as const, merged: true, mergeSha: 'main-2' };
+    nockGetPull(github, {
+      number: 3,
+      headSha: 'pr-3-head',
+      state: 'closed',
+      merged: true,
+      mergeSha: 'main-2',
+    });
+    await deliver('pull_request', widgets(pullRequestEvent('closed', merged)));
+    const push = pushEvent({
+      ref: 'refs/heads/main',
+      before: 'main-1',
+      after: 'main-2',
+      defaultBranch: 'main',
+    });
+    await deliver('push', widgets(push));
+    expect(github.requests.filter((r) => !r.request.startsWith('GET '))).toEqual([]);
+    expect(github.pending()).toEqual([]);
+    expect(github.isDone()).toBe(true);
+
+    // 5. The event log tells the story, and the queue is empty again.
+    const log = await api<{
+      events: { type: string; pull_request: number | null; metadata: Record<string, unknown> }[];
+    }>('/logs?per_page=100&pull_request=3');
+    const types = log.events.map((e) => e.type).reverse();
+    for (const type of [
+      'command.queue',
+      'action.queue.enter',
+      'action.queue.checks_start',
+      'action.queue.checks_end',
+      'action.queue.merged',
+      'action.queue.leave',
+    ])
+      expect(
+        types.filter((t) => t === type),
+        type,
+      ).toHaveLength(1);
+    expect(types.indexOf('action.queue.merged')).toBeGreaterThan(types.indexOf('action.queue.checks_end'));
+    const leave = log.events.find((e) => e.type === 'action.queue.leave')!;
+    expect(leave.metadata).toMatchObject({ merged: true });
+    const after = await api<{ batches: unknown[]; waiting_pull_requests: unknown[] }>('/merge-queue/status');
+    expect(after.batches).toEqual([]);
+    expect(after.waiting_pull_requests).toEqual([]);
+  });
+});
