@@ -1,17 +1,22 @@
 import { sql } from 'kysely';
 import type { Queryable } from './database.ts';
+import { assembleState, diffStates } from './queue-state-entries.ts';
 
 /**
- * Engine state per repository, stored as JSON. The engine's own schema parses (and rejects)
- * what is loaded; the store only keeps it.
+ * Engine state per repository, stored as JSON: a core row (queue_state) and a row per pull
+ * request, session and check run (queue_state_entries). The engine's own schema parses (and
+ * rejects) what is loaded; the store only keeps it.
  */
 export async function loadQueueState(db: Queryable, repositoryId: string): Promise<unknown | null> {
-  const row = await db
-    .selectFrom('queue_state')
-    .select(['state'])
-    .where('repository_id', '=', repositoryId)
-    .executeTakeFirst();
-  return row ? row.state : null;
+  // One round trip: the entries come as one json array (json, not jsonb: no re-sorting).
+  const { rows } = await sql<{ state: Record<string, unknown>; entries: [string, string, unknown][] }>`
+    SELECT q.state, coalesce((
+      SELECT json_agg(json_build_array(e.collection, e.key, e.value) ORDER BY e.seq)
+      FROM queue_state_entries e WHERE e.repository_id = q.repository_id
+    ), '[]'::json) AS entries
+    FROM queue_state q WHERE q.repository_id = ${repositoryId}::bigint`.execute(db);
+  const row = rows[0];
+  return row ? assembleState(row.state, row.entries) : null;
 }
 
 /** The row's version (grows by one at each save), or null when the engine never ran for the repository. */
@@ -24,24 +29,46 @@ export async function loadQueueStateVersion(db: Queryable, repositoryId: string)
   return row ? row.version : null;
 }
 
-/** Saves the state; returns the row's new version. */
+/**
+ * Saves the state; returns the row's new version. With `previous`, the state stored now (as
+ * loaded, or as this process last saved it at the version it read), only what changed is
+ * written; without it, everything is.
+ */
 export async function saveQueueState(
   db: Queryable,
   repositoryId: string,
   state: unknown,
   now: Date,
+  previous?: unknown,
 ): Promise<string> {
-  const row = await db
-    .insertInto('queue_state')
-    .values({ repository_id: repositoryId, state: JSON.stringify(state), version: 1, updated_at: now })
-    .onConflict((oc) =>
-      oc.column('repository_id').doUpdateSet((eb) => ({
-        state: eb.ref('excluded.state'),
-        version: sql<string>`queue_state.version + 1`,
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
+  const changes = diffStates(previous ?? null, state);
+  if (changes.replaceAll) {
+    await sql`DELETE FROM queue_state_entries WHERE repository_id = ${repositoryId}::bigint`.execute(db);
+  }
+  const upserts = changes.upserts;
+  const deletes = changes.deletes;
+  // One statement: the entries' deletes and upserts touch different keys, so they do not
+  // meet in the snapshot the statement's parts share.
+  const { rows } = await sql<{ version: string }>`
+    WITH saved AS (
+      INSERT INTO queue_state AS q (repository_id, state, version, updated_at)
+      VALUES (${repositoryId}::bigint, coalesce(${changes.core}::jsonb, '{}'::jsonb), 1, ${now})
+      ON CONFLICT (repository_id) DO UPDATE SET
+        state = coalesce(${changes.core}::jsonb, q.state),
+        version = q.version + 1,
+        updated_at = excluded.updated_at
+      RETURNING q.version
+    ), removed AS (
+      DELETE FROM queue_state_entries e
+      USING unnest(${deletes.map((d) => d.collection)}::text[], ${deletes.map((d) => d.key)}::text[]) AS d (collection, key)
+      WHERE e.repository_id = ${repositoryId}::bigint AND e.collection = d.collection AND e.key = d.key
+    ), written AS (
+      INSERT INTO queue_state_entries (repository_id, collection, key, value)
+      SELECT ${repositoryId}::bigint, u.collection, u.key, u.value::jsonb
+      FROM unnest(${upserts.map((u) => u.collection)}::text[], ${upserts.map((u) => u.key)}::text[],
+        ${upserts.map((u) => u.value)}::text[]) AS u (collection, key, value)
+      ON CONFLICT (repository_id, collection, key) DO UPDATE SET value = excluded.value
     )
-    .returning('version')
-    .executeTakeFirstOrThrow();
-  return row.version;
+    SELECT version FROM saved`.execute(db);
+  return rows[0]!.version;
 }

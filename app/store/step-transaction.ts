@@ -70,7 +70,9 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
 
     // Unchanged parts of a state keep their objects, so comparing costs about the changed part.
     if (!isDeepStrictEqual(state, loaded)) {
-      committed = { version: await saveQueueState(tx, repositoryId, state, now), state };
+      // Against the stored state (none yet: everything is written), only what changed is written.
+      const previous = version === null ? null : loaded;
+      committed = { version: await saveQueueState(tx, repositoryId, state, now, previous), state };
     } else if (version !== null) {
       committed = { version, state: loaded };
     }
