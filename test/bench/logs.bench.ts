@@ -329,6 +329,8 @@ interface CaseResult {
   httpNoKeyCache: Timed;
   /** The same requests with fetch as the client. */
   httpFetch: Timed;
+  /** A request the server answers without work (404), same client: what any route costs over HTTP. */
+  httpFloor: Timed;
   /** Writing the page's JSON from its rows (eventJson), as the route does. */
   serialize: Summary;
   /** JSON.stringify of the parsed page: what the route did before it spliced stored JSON text. */
@@ -366,6 +368,19 @@ function getPage(url: string, token: string): Promise<{ link: string | undefined
           resolve({ link: Array.isArray(link) ? link.join(', ') : link, text });
         }
       });
+    }).on('error', reject);
+  });
+}
+
+/** A request the same server answers without work (an unknown path's 404): HTTP's own floor. */
+function getFloor(url: string, token: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      response.resume();
+      response.on('error', reject);
+      response.on('end', () =>
+        response.statusCode === 404 ? resolve() : reject(new Error(`GET ${url}: ${response.statusCode}`)),
+      );
     }).on('error', reject);
   });
 }
@@ -801,12 +816,13 @@ async function measureCase(
       routeSqlWithAuth: () => runStatements(store, withAuth),
       httpNoKeyCache: () => getPage(noKeyCacheUrl, token),
       httpFetch: () => fetchPage(c.url, token),
+      httpFloor: () => getFloor(new URL('/v1/no-such-endpoint', c.url).toString(), token),
     },
     () => {
       serverTimes.length = 0;
     },
   );
-  const { http, sql, routeSqlWithAuth, httpNoKeyCache, httpFetch } = timed;
+  const { http, sql, routeSqlWithAuth, httpNoKeyCache, httpFetch, httpFloor } = timed;
   const server = summarize(serverTimes);
   const loadAverage = loadavg()[0]!;
   // The route writes each event's JSON around its stored metadata text (eventJson); before, it
@@ -885,6 +901,7 @@ async function measureCase(
     routeSqlWithAuth,
     httpNoKeyCache,
     httpFetch,
+    httpFloor,
     serialize,
     stringify,
     zodEncode,
@@ -895,7 +912,7 @@ async function measureCase(
     ratioP99: http.p99 / sql.p99,
   };
   log(
-    `  ${name}: HTTP p50 ${ms(http.p50)} p99 ${ms(http.p99)} ms (server ${ms(server.p50)}); SQL p50 ${ms(sql.p50)} p99 ${ms(sql.p99)} ms; with the key lookup p50 ${ms(routeSqlWithAuth.p50)} ms; HTTP without key cache p50 ${ms(httpNoKeyCache.p50)} p99 ${ms(httpNoKeyCache.p99)} ms; with fetch p50 ${ms(httpFetch.p50)} p99 ${ms(httpFetch.p99)} ms; serialize p50 ${ms(serialize.p50)} ms (JSON.stringify of the parsed page ${ms(stringify.p50)}, zod encode + stringify ${ms(zodEncode.p50)}); GC during HTTP ${http.gc.count} pauses, ${ms(http.gc.totalMs)} ms (max ${ms(http.gc.maxMs)}), during SQL ${sql.gc.count}, ${ms(sql.gc.totalMs)} ms (max ${ms(sql.gc.maxMs)}); load average ${loadAverage.toFixed(2)}`,
+    `  ${name}: HTTP p50 ${ms(http.p50)} p99 ${ms(http.p99)} ms (server ${ms(server.p50)}; HTTP floor p50 ${ms(httpFloor.p50)} p99 ${ms(httpFloor.p99)}); SQL p50 ${ms(sql.p50)} p99 ${ms(sql.p99)} ms; with the key lookup p50 ${ms(routeSqlWithAuth.p50)} ms; HTTP without key cache p50 ${ms(httpNoKeyCache.p50)} p99 ${ms(httpNoKeyCache.p99)} ms; with fetch p50 ${ms(httpFetch.p50)} p99 ${ms(httpFetch.p99)} ms; serialize p50 ${ms(serialize.p50)} ms (JSON.stringify of the parsed page ${ms(stringify.p50)}, zod encode + stringify ${ms(zodEncode.p50)}); GC during HTTP ${http.gc.count} pauses, ${ms(http.gc.totalMs)} ms (max ${ms(http.gc.maxMs)}), during SQL ${sql.gc.count}, ${ms(sql.gc.totalMs)} ms (max ${ms(sql.gc.maxMs)}); load average ${loadAverage.toFixed(2)}`,
   );
   return result;
 }
@@ -912,6 +929,7 @@ function casesTable(cases: readonly CaseResult[]): string {
       'HTTP p50',
       'HTTP p99',
       'server p50',
+      'floor p50',
       'SQL p50',
       'SQL p99',
       'HTTP/SQL p50',
@@ -931,6 +949,7 @@ function casesTable(cases: readonly CaseResult[]): string {
       ms(c.http.p50),
       ms(c.http.p99),
       ms(c.server.p50),
+      ms(c.httpFloor.p50),
       ms(c.sql.p50),
       ms(c.sql.p99),
       ratio(c.ratioP50),
@@ -1061,7 +1080,8 @@ async function main() {
     `+auth SQL = the key-and-repository lookup (one statement), then the same: what a request costs when the key cache misses (once per key every ${DEFAULT_KEY_CACHE_TTL_MS / 1000} s); no key cache = HTTP to a server with keyCacheTtlMs 0;`,
     'serialize = writing the page JSON from its rows as the route does (eventJson, stored metadata text spliced in);',
     "server = from the HTTP server's request event to the response's finish (the rest of HTTP is the client and loopback);",
-    'HTTP = node:http client with one kept-alive connection, in this process; fetch = the same requests with fetch (undici), for reference.',
+    'HTTP = node:http client with one kept-alive connection, in this process; fetch = the same requests with fetch (undici), for reference;',
+    'floor = the same client and server answering a request with no work (404): no route can be faster than floor + SQL.',
   ].join('\n');
   console.log(report);
 
