@@ -24,6 +24,16 @@ export const handledEvents = new Set([
   'repository',
 ]);
 
+/**
+ * Events that change which repositories Trainyard serves: their handlers write at once rather
+ * than through a deferred step, so the delivery processor never commits them in a group.
+ */
+export const repositoryChangeEvents: ReadonlySet<string> = new Set([
+  'installation',
+  'installation_repositories',
+  'repository',
+]);
+
 // Probot's payload types (@octokit/webhooks) and the translators' (@octokit/openapi-webhooks-types)
 // describe the same JSON from two generators; the translators' are the ones the code reads.
 type Payload<T> = { id: string; payload: unknown } & { payload: T };

@@ -6,8 +6,10 @@ import {
   completeDelivery,
   type DeliveryLease,
   findNextDeliveryTime,
+  releaseDeliveries,
   retryDelivery,
 } from '../store/webhook-deliveries.ts';
+import type { DeferredStep, GroupEntry, SharedContexts, ShellLease } from './delivery-shell.ts';
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
 import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from './retry-backoff.ts';
@@ -23,23 +25,49 @@ export interface DeliveryProcessorOptions {
   /** After this many failed attempts a delivery is given up (recorded with its error), so it no longer holds back its repository. */
   maxAttempts?: number;
   leaseMs?: number;
-  /** Deliveries processed at once (each of another repository). */
+  /**
+   * Ordering keys (repositories) processed at once. Enough for every busy repository to have a
+   * group under way: a repository waiting for a slot waits with its whole backlog.
+   */
   concurrency?: number;
   pollMs?: number;
+  /**
+   * Group commit: applies the steps of several dispatched deliveries of one repository, in
+   * order, in one step transaction that also marks each of them processed (delivery-shell.ts's
+   * `commitDeliveryGroup`). Without it every delivery steps on its own.
+   */
+  commitGroup?: (entries: readonly GroupEntry[]) => Promise<void>;
+  /** With `commitGroup`: the most deliveries of one ordering key claimed and committed together. */
+  groupSize?: number;
+  /**
+   * Deliveries dispatched at once, over all groups: each reads from GitHub, which asks
+   * integrators to keep concurrent requests well under a hundred.
+   */
+  maxDispatches?: number;
+  /**
+   * Events whose handlers hand their step to the group (`ShellLease.defer`) rather than write
+   * on their own: only runs of these are dispatched side by side and committed together.
+   */
+  groupable?: (event: string) => boolean;
 }
 
 /**
- * Processes stored deliveries: the oldest unprocessed one per repository at a time, claimed
- * with a lease (so several instances share the inbox and a crashed one's work is taken over),
- * retried with back-off when GitHub or the database fails.
+ * Processes stored deliveries: per repository the oldest unprocessed one — with `commitGroup`,
+ * it and those queued right behind it, applied in one step transaction (group commit: a busy
+ * repository's backlog costs one transaction, not one per delivery) — claimed with a lease (so
+ * several instances share the inbox and a crashed one's work is taken over), retried with
+ * back-off when GitHub or the database fails.
  */
 export class DeliveryProcessor {
   private readonly loop: PollingLoop;
-  private readonly leases = new Map<string, DeliveryLease>();
+  private readonly leases = new Map<string, ShellLease>();
   private readonly now: () => Date;
   /** Counts wake() calls, and resolves the wait of a run that has room for more. */
   private arrivals = 0;
   private arrival: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Dispatches under way, and those waiting for one to finish. */
+  private dispatching = 0;
+  private readonly dispatchQueue: (() => void)[] = [];
 
   constructor(private readonly options: DeliveryProcessorOptions) {
     this.now = options.now ?? (() => new Date());
@@ -51,7 +79,7 @@ export class DeliveryProcessor {
   }
 
   /** The lease held on a delivery being dispatched (the handlers complete it in their step). */
-  leaseOf(deliveryId: string): DeliveryLease | undefined {
+  leaseOf(deliveryId: string): ShellLease | undefined {
     return this.leases.get(deliveryId);
   }
 
@@ -61,7 +89,7 @@ export class DeliveryProcessor {
    * finishes or a delivery arrives, without waiting for the slowest of a batch.
    */
   async runUntilIdle(): Promise<number> {
-    const limit = this.options.concurrency ?? 8;
+    const limit = this.options.concurrency ?? 64;
     const running = new Set<Promise<void>>();
     let attempts = 0;
     try {
@@ -74,11 +102,14 @@ export class DeliveryProcessor {
                 limit: free,
                 leaseMs: this.options.leaseMs ?? 120_000,
                 now: this.now(),
+                perKey: this.options.commitGroup === undefined ? 1 : (this.options.groupSize ?? 32),
               })
             : [];
         attempts += claimed.length;
-        for (const delivery of claimed) {
-          const task: Promise<void> = this.process(delivery).finally(() => running.delete(task));
+        for (const group of groupByKey(claimed)) {
+          const task: Promise<void> = (
+            group.length === 1 ? this.process(group[0]!) : this.processGroup(group)
+          ).finally(() => running.delete(task));
           running.add(task);
         }
         if (running.size === 0) return attempts;
@@ -127,20 +158,33 @@ export class DeliveryProcessor {
     return Math.min(pollMs, Math.max(50, next.getTime() - this.now().getTime()));
   }
 
-  private async process(delivery: ClaimedDelivery): Promise<void> {
-    const log = this.options.logger.child({
-      delivery: delivery.deliveryId,
-      event: delivery.event,
-      attempt: delivery.attempts,
-    });
-    const lease: DeliveryLease = { deliveryId: delivery.deliveryId, attempts: delivery.attempts };
-    this.leases.set(delivery.deliveryId, lease);
+  /** Dispatches a delivery to the handlers once fewer than `maxDispatches` are under way. */
+  private async dispatch(delivery: ClaimedDelivery): Promise<void> {
+    if (this.dispatching >= (this.options.maxDispatches ?? 64)) {
+      await new Promise<void>((resolve) => this.dispatchQueue.push(resolve));
+    } else {
+      this.dispatching++;
+    }
     try {
       await this.options.dispatch({
         id: delivery.deliveryId,
         name: delivery.event,
         payload: JSON.parse(delivery.payload),
       });
+    } finally {
+      // The slot passes to the next waiting dispatch, if any.
+      const next = this.dispatchQueue.shift();
+      if (next === undefined) this.dispatching--;
+      else next();
+    }
+  }
+
+  private async process(delivery: ClaimedDelivery): Promise<void> {
+    const log = this.childLog(delivery);
+    const lease: ShellLease = { deliveryId: delivery.deliveryId, attempts: delivery.attempts };
+    this.leases.set(delivery.deliveryId, lease);
+    try {
+      await this.dispatch(delivery);
       // Handlers that stepped the engine completed it already; the others (an ignored action) now.
       if (!lease.completed) await completeDelivery(this.options.db, lease, { now: this.now() });
       log.debug('webhooks: delivery processed');
@@ -149,6 +193,105 @@ export class DeliveryProcessor {
     } finally {
       this.leases.delete(delivery.deliveryId);
     }
+  }
+
+  /**
+   * Several deliveries of one ordering key, claimed together, applied in arrival order: each run
+   * of groupable ones is dispatched side by side (sharing the repository's lookup and GitHub
+   * reads) and their steps committed in one transaction, in arrival order; any other delivery
+   * is processed on its own. A delivery that fails is retried later and the
+   * ones behind it are given back unapplied, so each applies exactly once, in order.
+   */
+  private async processGroup(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+    const groupable = this.options.groupable ?? (() => true);
+    const items: GroupItem[] = deliveries.map((delivery) => {
+      const lease: ShellLease = { deliveryId: delivery.deliveryId, attempts: delivery.attempts };
+      const item: GroupItem = { delivery, lease, log: this.childLog(delivery), step: null };
+      lease.defer = (step) => {
+        item.step = step;
+      };
+      this.leases.set(delivery.deliveryId, lease);
+      return item;
+    });
+    try {
+      let at = 0;
+      while (at < items.length) {
+        let end = at + 1;
+        if (groupable(items[at]!.delivery.event)) {
+          while (end < items.length && groupable(items[end]!.delivery.event)) end++;
+        }
+        const run = items.slice(at, end);
+        const shared: SharedContexts = new Map();
+        for (const item of run) item.lease.shared = shared;
+        const failure = await this.applyRun(run);
+        if (failure !== null) {
+          await this.retryLater(failure.item.delivery, failure.item.lease, failure.error, failure.item.log);
+          const behind = items.slice(items.indexOf(failure.item) + 1).map((i) => i.lease);
+          await releaseDeliveries(this.options.db, behind).catch((error: unknown) =>
+            this.options.logger.error(
+              { error: describeFailure(error) },
+              'webhooks: could not give back deliveries; their leases run out',
+            ),
+          );
+          return;
+        }
+        at = end;
+      }
+    } finally {
+      for (const item of items) this.leases.delete(item.delivery.deliveryId);
+    }
+  }
+
+  /** Dispatches a run of a key's deliveries and commits them together; returns the first failure. */
+  private async applyRun(run: readonly GroupItem[]): Promise<{ item: GroupItem; error: unknown } | null> {
+    const dispatch = async (item: GroupItem) => {
+      if (run.length === 1) {
+        item.lease.defer = undefined;
+        item.lease.shared = undefined;
+      }
+      await this.dispatch(item.delivery);
+    };
+    // Side by side: the group shares its repository's lookup and GitHub reads (SharedContexts).
+    const outcomes = await Promise.allSettled(run.map(dispatch));
+    const failedAt = outcomes.findIndex((o) => o.status === 'rejected');
+    const ready = failedAt < 0 ? run : run.slice(0, failedAt);
+    const entry = (item: GroupItem): GroupEntry => ({ lease: item.lease, step: item.step });
+    try {
+      await this.commit(ready.map(entry));
+      for (const item of ready) item.log.debug('webhooks: delivery processed');
+    } catch (error) {
+      if (ready.length === 1) return { item: ready[0]!, error };
+      // The one transaction for all failed: apply them one by one, to find the one at fault.
+      for (const item of ready) {
+        try {
+          await this.commit([entry(item)]);
+          item.log.debug('webhooks: delivery processed');
+        } catch (single) {
+          return { item, error: single };
+        }
+      }
+    }
+    if (failedAt < 0) return null;
+    return { item: run[failedAt]!, error: (outcomes[failedAt] as PromiseRejectedResult).reason };
+  }
+
+  private async commit(entries: readonly GroupEntry[]): Promise<void> {
+    const pending = entries.filter((e) => !e.lease.completed);
+    if (pending.length === 0) return;
+    if (this.options.commitGroup !== undefined) {
+      await this.options.commitGroup(pending);
+      return;
+    }
+    for (const e of pending) await completeDelivery(this.options.db, e.lease, { now: this.now() });
+  }
+
+  /** The delivery's logger; made as soon as it is claimed (the benchmark reads the claim off it). */
+  private childLog(delivery: ClaimedDelivery): Logger {
+    return this.options.logger.child({
+      delivery: delivery.deliveryId,
+      event: delivery.event,
+      attempt: delivery.attempts,
+    });
   }
 
   private async retryLater(
@@ -181,4 +324,23 @@ export class DeliveryProcessor {
       );
     }
   }
+}
+
+/** Claimed deliveries by ordering key, each key's in arrival order, keys by their first delivery. */
+function groupByKey(claimed: readonly ClaimedDelivery[]): ClaimedDelivery[][] {
+  const groups = new Map<string, ClaimedDelivery[]>();
+  for (const delivery of claimed) {
+    const group = groups.get(delivery.orderingKey);
+    if (group === undefined) groups.set(delivery.orderingKey, [delivery]);
+    else group.push(delivery);
+  }
+  return [...groups.values()];
+}
+
+interface GroupItem {
+  delivery: ClaimedDelivery;
+  lease: ShellLease;
+  log: Logger;
+  /** What the handler deferred (null: nothing to step, only to mark processed). */
+  step: DeferredStep | null;
 }

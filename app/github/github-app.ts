@@ -6,8 +6,9 @@ import type { IdSource } from '../queue/ids.ts';
 import type { Store } from '../store/database.ts';
 import { pruneOutbox } from '../store/outbox.ts';
 import { pruneDeliveries } from '../store/webhook-deliveries.ts';
-import { handledEvents, trainyardApp } from './app.ts';
+import { handledEvents, repositoryChangeEvents, trainyardApp } from './app.ts';
 import { DeliveryProcessor } from './delivery-processor.ts';
+import { commitDeliveryGroup, type DeliveryShell } from './delivery-shell.ts';
 import { createEffectRunner } from './effect-runner.ts';
 import type { ExecuteEffectOptions } from './effects/execute-effect.ts';
 import { FactsCache } from './facts-cache.ts';
@@ -80,26 +81,27 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
 
   // Filled below: the handlers wake the loops, the loops are built after the handlers.
   const loops: { processor?: DeliveryProcessor; worker?: OutboxWorker; scheduler?: Scheduler } = {};
-  await probot.load(
-    trainyardApp({
-      store,
-      octokits,
-      cache: new FactsCache(),
-      appSlug,
-      ids,
-      now,
-      leaseOf: (id) => loops.processor?.leaseOf(id),
-      stepped: () => {
-        loops.worker?.wake();
-        loops.scheduler?.wake();
-      },
-    }),
-  );
+  const shell: DeliveryShell = {
+    store,
+    octokits,
+    cache: new FactsCache(),
+    appSlug,
+    ids,
+    now,
+    leaseOf: (id) => loops.processor?.leaseOf(id),
+    stepped: () => {
+      loops.worker?.wake();
+      loops.scheduler?.wake();
+    },
+  };
+  await probot.load(trainyardApp(shell));
   const processor = new DeliveryProcessor({
     db: store.db,
     dispatch: (delivery) => probot.receive(delivery as Parameters<Probot['receive']>[0]),
     logger: logger.child({ name: 'webhooks' }),
     now,
+    commitGroup: (entries) => commitDeliveryGroup(shell, entries),
+    groupable: (event) => !repositoryChangeEvents.has(event),
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
   const worker = new OutboxWorker({
@@ -127,7 +129,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
   await registerWebhookEndpoint(
     options.server,
     new WebhookInbox({
-      db: store.db,
+      db: store.inboxDb,
       verify: (rawBody, signature) => probot.webhooks.verify(rawBody, signature),
       handledEvents,
       now,

@@ -5,6 +5,7 @@ import { findRepository, type Repository, saveInstalledRepository } from '../sto
 import type { RepositoryClient } from './client.ts';
 import type { InstallationOctokits } from './octokit.ts';
 import { createInstallationRepositoryClient } from './repository-client.ts';
+import { shareReads } from './shared-reads.ts';
 
 /** The part of every repository webhook payload the shell needs to find its repository. */
 export interface RepositoryPayload {
@@ -31,17 +32,20 @@ export async function resolveRepositoryContext(params: {
   store: Store;
   octokits: InstallationOctokits;
   payload: RepositoryPayload;
+  /** The client's reads are shared by the deliveries of a group (shared-reads.ts). */
+  shareReads?: boolean;
 }): Promise<RepositoryContext | null> {
   const { payload } = params;
   const installationId = payload.installation?.id;
   const repo = payload.repository;
   if (installationId === undefined || repo === undefined || repo === null) return null;
   const owner = repo.owner.login;
-  const client = createInstallationRepositoryClient(params.octokits, {
+  const own = createInstallationRepositoryClient(params.octokits, {
     installationId,
     owner,
     repo: repo.name,
   });
+  const client = params.shareReads === true ? shareReads(own) : own;
   const known = await findRepository(params.store.db, owner, repo.name);
   if (known !== null && known.installationId === String(installationId)) {
     return { repository: known, client, bootstrap: [] };

@@ -22,6 +22,12 @@ export type Queryable = Db | Tx;
 
 export interface Store {
   readonly db: Db;
+  /**
+   * Where the webhook endpoint stores deliveries: on PostgreSQL a few connections of their own,
+   * so that acknowledging a delivery (GitHub waits at most 10 s) never queues behind processing
+   * for a pooled connection. On PGlite (one connection) the same as `db`.
+   */
+  readonly inboxDb: Db;
   readonly pool: pg.Pool;
   readonly backend: 'pglite' | 'postgres';
   /** Where the data lives, without credentials: for logs. */
@@ -36,6 +42,8 @@ export interface StoreOptions {
   dataDir?: string | undefined;
   /** Largest number of PostgreSQL connections (ignored on PGlite, which has one). */
   maxConnections?: number;
+  /** PostgreSQL connections of the webhook inbox, beside `maxConnections` (see Store.inboxDb). */
+  inboxConnections?: number;
   /** PostgreSQL schema to work in (tests give each file its own). */
   schema?: string | undefined;
 }
@@ -92,12 +100,16 @@ function redact(url: string): string {
 /** Opens the store on PostgreSQL or PGlite and brings its schema up to date. */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.maxConnections ?? 10,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-    });
-    pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
+    const connect = (max: number) => {
+      const pool = new pg.Pool({
+        connectionString: options.databaseUrl,
+        max,
+        ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      });
+      pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
+      return pool;
+    };
+    const pool = connect(options.maxConnections ?? 20);
     try {
       await migrate(pool);
     } catch (error) {
@@ -105,12 +117,18 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       throw error;
     }
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    const inboxDb = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool: preparingPool(connect(options.inboxConnections ?? 4)) }),
+    });
     return {
       db,
+      inboxDb,
       pool,
       backend: 'postgres',
       location: redact(options.databaseUrl),
-      close: () => db.destroy(),
+      async close() {
+        await Promise.all([db.destroy(), inboxDb.destroy()]);
+      },
     };
   }
 
@@ -130,6 +148,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     const instance = pglite;
     return {
       db,
+      inboxDb: db,
       pool,
       backend: 'pglite',
       location: inMemory ? 'PGlite (in memory)' : `PGlite at ${resolve(dataDir)}`,

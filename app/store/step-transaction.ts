@@ -14,6 +14,7 @@ import { loadQueueState, loadQueueStateVersion, saveQueueState } from './queue-s
 import { queueStateCacheOf } from './queue-state-cache.ts';
 import { inRepositoryTransaction } from './repository-transaction.ts';
 import { saveTimers } from './timers.ts';
+import { completeDeliveriesForStep, type DeliveryLease } from './webhook-deliveries.ts';
 
 export interface StepRequest {
   db: Db;
@@ -28,6 +29,12 @@ export interface StepRequest {
    * inputs; throwing rolls everything back.
    */
   within?: (tx: Tx) => Promise<readonly QueueInput[] | undefined>;
+  /**
+   * Webhook deliveries whose inputs these are: marked processed in the transaction, after
+   * `within` (one statement with the state version's read: a round trip fewer); a lease lost
+   * meanwhile rolls the step back (DeliveryLeaseLostError), so a delivery applies exactly once.
+   */
+  deliveries?: readonly DeliveryLease[];
 }
 
 export interface StepOutcome {
@@ -53,9 +60,16 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
   const outcome = await inRepositoryTransaction(db, repositoryId, async (tx) => {
     const more = (await request.within?.(tx)) ?? [];
     const inputs = [...more, ...request.inputs];
-    if (inputs.length === 0) return { state: null, enqueued: [], wakeUps: [], eventIds: [] };
+    const deliveries = request.deliveries ?? [];
+    if (inputs.length === 0) {
+      if (deliveries.length > 0) await completeDeliveriesForStep(tx, deliveries, { repositoryId, now });
+      return { state: null, enqueued: [], wakeUps: [], eventIds: [] };
+    }
 
-    const version = await loadQueueStateVersion(tx, repositoryId);
+    const version =
+      deliveries.length > 0
+        ? (await completeDeliveriesForStep(tx, deliveries, { repositoryId, now })).version
+        : await loadQueueStateVersion(tx, repositoryId);
     const loaded =
       version === null ? initialState(defaultConfig) : await loadState(tx, repositoryId, version);
     let state = loaded;

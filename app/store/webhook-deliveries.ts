@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Queryable, Tx } from './database.ts';
+import { PREPARED_MARK, type Queryable, type Tx } from './database.ts';
 
 /** GitHub redelivers a webhook under the same `X-GitHub-Delivery` id; seven days covers its retries. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -32,6 +32,29 @@ export async function saveDelivery(db: Queryable, delivery: NewDelivery): Promis
   return row !== undefined;
 }
 
+/**
+ * Stores deliveries in one statement, in the given order (their arrival order: `seq` grows with
+ * it); returns the ids stored, without those seen already (redeliveries). An id twice in the
+ * list is stored once, for its first occurrence.
+ */
+export async function saveDeliveries(
+  db: Queryable,
+  deliveries: readonly NewDelivery[],
+): Promise<Set<string>> {
+  if (deliveries.length === 0) return new Set();
+  const result = await sql<{ delivery_id: string }>`${sql.raw(PREPARED_MARK)}
+    INSERT INTO webhook_deliveries (delivery_id, event, ordering_key, payload, received_at, available_at)
+    SELECT t.delivery_id, t.event, t.ordering_key, t.payload, t.received_at, t.received_at
+    FROM unnest(${deliveries.map((d) => d.deliveryId)}::text[], ${deliveries.map((d) => d.event)}::text[],
+      ${deliveries.map((d) => d.orderingKey)}::text[], ${deliveries.map((d) => d.payload)}::text[],
+      ${deliveries.map((d) => d.now.toISOString())}::timestamptz[])
+      WITH ORDINALITY AS t(delivery_id, event, ordering_key, payload, received_at, n)
+    ORDER BY t.n
+    ON CONFLICT (delivery_id) DO NOTHING
+    RETURNING delivery_id`.execute(db);
+  return new Set(result.rows.map((r) => r.delivery_id));
+}
+
 export interface ClaimedDelivery {
   deliveryId: string;
   event: string;
@@ -50,18 +73,23 @@ export interface DeliveryLease {
 }
 
 /**
- * Leases up to `limit` deliveries, at most one per ordering key: each key's oldest unprocessed
- * delivery, when due and not leased (the outbox's claim, app/store/outbox.ts, for the inbox).
- * The heads are found by skipping from key to key through the pending index (one probe per
- * key, however long the backlog), and rows by that index or the primary key: `seq` has no index
- * of its own, and processed rows stay for a week.
+ * Leases deliveries of up to `limit` ordering keys: each key's oldest unprocessed delivery, when
+ * due and not leased (the outbox's claim, app/store/outbox.ts, for the inbox), and with
+ * `perKey` > 1 up to that many of the key's deliveries in arrival order — the ones right behind
+ * it that are claimable too, so that a repository's backlog is applied in one step transaction
+ * (group commit). A key's run stops at its first delivery that is not claimable (leased, or
+ * locked by another claim). The heads are found by skipping from key to key through the pending
+ * index (one probe per key, however long the backlog), and rows by that index or the primary
+ * key: `seq` has no index of its own, and processed rows stay for a week. Returned in arrival
+ * order (a key's deliveries consecutive in it, in their order).
  */
 export async function claimDeliveries(
   db: Queryable,
-  params: { limit: number; leaseMs: number; now: Date },
+  params: { limit: number; leaseMs: number; now: Date; perKey?: number },
 ): Promise<ClaimedDelivery[]> {
   const now = params.now.toISOString();
   const leasedUntil = new Date(params.now.getTime() + params.leaseMs).toISOString();
+  const perKey = Math.max(1, params.perKey ?? 1);
   const result = await sql<{
     delivery_id: string;
     event: string;
@@ -69,7 +97,8 @@ export async function claimDeliveries(
     payload: string;
     attempts: number;
     seq: string;
-  }>`
+    rank: string;
+  }>`${sql.raw(PREPARED_MARK)}
     WITH RECURSIVE heads AS (
       (SELECT ordering_key, seq FROM webhook_deliveries
        WHERE processed_at IS NULL
@@ -80,28 +109,134 @@ export async function claimDeliveries(
         WHERE processed_at IS NULL AND ordering_key > h.ordering_key
         ORDER BY ordering_key, seq LIMIT 1
       ) next
-    )
-    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
-    WHERE webhook_deliveries.delivery_id IN (
-      SELECT d.delivery_id FROM heads h
+    ),
+    due AS MATERIALIZED (
+      SELECT h.ordering_key FROM heads h
       JOIN webhook_deliveries d ON d.ordering_key = h.ordering_key AND d.seq = h.seq
       WHERE d.processed_at IS NULL
         AND d.available_at <= ${now}::timestamptz
         AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
       ORDER BY d.seq
       LIMIT ${params.limit}
+    ),
+    runs AS MATERIALIZED (
+      SELECT r.delivery_id, r.rank FROM due CROSS JOIN LATERAL (
+        SELECT c.delivery_id, row_number() OVER (ORDER BY c.seq) AS rank,
+               bool_and(c.available_at <= ${now}::timestamptz
+                        AND (c.leased_until IS NULL OR c.leased_until <= ${now}::timestamptz))
+                 OVER (ORDER BY c.seq) AS claimable
+        FROM (SELECT delivery_id, seq, available_at, leased_until FROM webhook_deliveries
+              WHERE processed_at IS NULL AND ordering_key = due.ordering_key
+              ORDER BY seq LIMIT ${perKey}) c
+      ) r
+      WHERE r.claimable
+    ),
+    locked AS (
+      SELECT d.delivery_id, runs.rank FROM runs
+      JOIN webhook_deliveries d ON d.delivery_id = runs.delivery_id
+      WHERE d.processed_at IS NULL
+        AND d.available_at <= ${now}::timestamptz
+        AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
       FOR UPDATE OF d SKIP LOCKED
     )
-    RETURNING delivery_id, event, ordering_key, payload, attempts, seq`.execute(db);
-  return result.rows
-    .sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)))
-    .map((r) => ({
+    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
+    FROM locked
+    WHERE webhook_deliveries.delivery_id = locked.delivery_id
+    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`.execute(
+    db,
+  );
+  const rows = result.rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  // A run ends at its first gap (a delivery another claim holds): the ones after it go back.
+  const next = new Map<string, number>();
+  const claimed: ClaimedDelivery[] = [];
+  const released: DeliveryLease[] = [];
+  for (const r of rows) {
+    const expected = next.get(r.ordering_key) ?? 1;
+    const lease = {
       deliveryId: r.delivery_id,
       event: r.event,
       orderingKey: r.ordering_key,
       payload: r.payload,
       attempts: r.attempts,
-    }));
+    };
+    if (Number(r.rank) === expected) {
+      next.set(r.ordering_key, expected + 1);
+      claimed.push(lease);
+    } else {
+      next.set(r.ordering_key, Number.POSITIVE_INFINITY);
+      released.push(lease);
+    }
+  }
+  if (released.length > 0) await releaseDeliveries(db, released);
+  return claimed;
+}
+
+/**
+ * Gives back claimed deliveries that were not attempted (they wait behind one that failed):
+ * their lease ends and the claim does not count as an attempt. Leases lost meanwhile are left alone.
+ */
+export async function releaseDeliveries(db: Queryable, leases: readonly DeliveryLease[]): Promise<void> {
+  if (leases.length === 0) return;
+  await sql`
+    UPDATE webhook_deliveries d SET leased_until = NULL, attempts = d.attempts - 1
+    FROM unnest(${leases.map((l) => l.deliveryId)}::text[], ${leases.map((l) => l.attempts)}::int[]) AS l(id, attempts)
+    WHERE d.delivery_id = l.id AND d.attempts = l.attempts AND d.processed_at IS NULL`.execute(db);
+}
+
+/** The delivery was claimed again elsewhere after this lease ran out: its inputs must not apply twice. */
+export class DeliveryLeaseLostError extends Error {
+  constructor(deliveryId: string) {
+    super(`delivery ${deliveryId}: lease lost, another claim applies it`);
+    this.name = 'DeliveryLeaseLostError';
+  }
+}
+
+/**
+ * Marks the deliveries a step applies processed, in its transaction, and reads the repository's
+ * engine state version (loadQueueStateVersion) in the same round trip. Throws
+ * DeliveryLeaseLostError, rolling the step back, when a lease was lost or a delivery is done.
+ */
+export async function completeDeliveriesForStep(
+  tx: Tx,
+  leases: readonly DeliveryLease[],
+  params: { repositoryId: string; now: Date },
+): Promise<{ version: string | null }> {
+  const result = await sql<{ done: string[] | null; version: string | null }>`${sql.raw(PREPARED_MARK)}
+    WITH done AS (
+      UPDATE webhook_deliveries d
+      SET processed_at = ${params.now.toISOString()}::timestamptz, leased_until = NULL, payload = NULL, last_error = NULL
+      FROM unnest(${leases.map((l) => l.deliveryId)}::text[], ${leases.map((l) => l.attempts)}::int[]) AS l(id, attempts)
+      WHERE d.delivery_id = l.id AND d.attempts = l.attempts AND d.processed_at IS NULL
+      RETURNING d.delivery_id
+    )
+    SELECT (SELECT array_agg(delivery_id) FROM done) AS done,
+           (SELECT version FROM queue_state WHERE repository_id = ${params.repositoryId}::bigint) AS version`.execute(
+    tx,
+  );
+  const row = result.rows[0];
+  const done = new Set(row?.done ?? []);
+  const lost = leases.find((l) => !done.has(l.deliveryId));
+  if (lost !== undefined) throw new DeliveryLeaseLostError(lost.deliveryId);
+  return { version: row?.version ?? null };
+}
+
+/**
+ * Marks claimed deliveries processed in one statement, in the transaction that applies them;
+ * returns the ids marked (a delivery whose lease was lost, or that is done already, is not).
+ */
+export async function completeDeliveries(
+  tx: Tx | Queryable,
+  leases: readonly DeliveryLease[],
+  params: { now: Date },
+): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const result = await sql<{ delivery_id: string }>`${sql.raw(PREPARED_MARK)}
+    UPDATE webhook_deliveries d
+    SET processed_at = ${params.now.toISOString()}::timestamptz, leased_until = NULL, payload = NULL, last_error = NULL
+    FROM unnest(${leases.map((l) => l.deliveryId)}::text[], ${leases.map((l) => l.attempts)}::int[]) AS l(id, attempts)
+    WHERE d.delivery_id = l.id AND d.attempts = l.attempts AND d.processed_at IS NULL
+    RETURNING d.delivery_id`.execute(tx);
+  return new Set(result.rows.map((r) => r.delivery_id));
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   findNextDeliveryTime,
   pruneDeliveries,
   retryDelivery,
+  saveDeliveries,
   saveDelivery,
 } from '../../app/store/webhook-deliveries.ts';
 import { openTestStore } from '../support/test-store.ts';
@@ -40,6 +41,29 @@ describe('webhook inbox', () => {
     expect(await save('d-2')).toBe(true);
     await drain(t0);
     expect(await save('d-1')).toBe(false);
+  });
+
+  it('stores several deliveries in one statement, in the given order, each id once', async () => {
+    await save('m-0', 'repository:m');
+    const stored = await saveDeliveries(
+      store.db,
+      ['m-1', 'm-0', 'm-2', 'm-1'].map((deliveryId) => ({
+        deliveryId,
+        event: 'push',
+        orderingKey: 'repository:m',
+        payload: `{"id":"${deliveryId}"}`,
+        now: t0,
+      })),
+    );
+    expect([...stored].sort()).toEqual(['m-1', 'm-2']);
+    const order: string[] = [];
+    for (;;) {
+      const [next] = await claimDeliveries(store.db, { limit: 1, leaseMs: 60_000, now: t0 });
+      if (next === undefined) break;
+      if (next.orderingKey === 'repository:m') order.push(next.deliveryId);
+      await completeDelivery(store.db, next, { now: t0 });
+    }
+    expect(order).toEqual(['m-0', 'm-1', 'm-2']);
   });
 
   it('forgets a delivery stored in a transaction that rolled back', async () => {
