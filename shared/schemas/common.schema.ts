@@ -21,6 +21,9 @@ export type RepoParams = z.infer<typeof repoParamsSchema>;
 const rfc3339 = z.iso.datetime({ offset: true });
 const bareDate = z.iso.date();
 
+const EARLIEST_DATE_TIME_MS = Date.parse('1970-01-01T00:00:00Z');
+const END_OF_DATE_TIMES_MS = Date.parse('9999-01-01T00:00:00Z');
+
 /**
  * Date-time query value: RFC 3339 with an offset, or a bare date meaning midnight UTC.
  * Parses to a Date; anything else is a 422.
@@ -29,6 +32,13 @@ export const dateTimeQuerySchema = z
   .union([rfc3339, bareDate])
   .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value))
   .refine((d) => !Number.isNaN(d.getTime()), 'not a valid date-time')
+  // RFC 3339 allows years PostgreSQL cannot store (0000; 9999-12-31 with a negative offset is
+  // year 10000 in UTC), and the statistics reach a window or retention period before and a
+  // bucket after: bounded well inside, with room for both, instead of a database error (a 500).
+  .refine(
+    (d) => d.getTime() >= EARLIEST_DATE_TIME_MS && d.getTime() < END_OF_DATE_TIMES_MS,
+    'must be from 1970-01-01T00:00:00Z to 9998-12-31T23:59:59Z',
+  )
   .describe('RFC 3339 date-time with an offset, or a date (midnight UTC)');
 
 /** Date-times in responses: always UTC with `Z`. */

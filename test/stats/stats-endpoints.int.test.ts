@@ -357,6 +357,11 @@ describe('422s', () => {
     'running_speculative_checks?end_at=2026-11-01T00:00:00',
     'time_to_merge?at=tomorrow',
     'time_to_merge?branch=',
+    // Dates PostgreSQL cannot store, or whose window or buckets would reach them (were 500s).
+    'queues_entered_count?end_at=0001-01-01T12:00:00Z',
+    'queue_size?start_at=1969-12-31T23:59:59Z&end_at=2026-11-01T00:00:00Z',
+    'batch_size?end_at=9999-12-31T23:59:59-23:59',
+    'time_to_merge?at=0001-03-01',
   ])('GET /stats/%s ⇒ 422', async (path) => {
     const res = await api.request(`/v1/repos/acme/enters/stats/${path}`, { token });
     expect(res.status).toBe(422);
