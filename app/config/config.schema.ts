@@ -154,6 +154,16 @@ export const mergeQueueSchema = strictMapping({
   // batch steps aside while it is bisected and the pull requests behind it are tested and merged
   // without waiting; its innocent pull requests go back to waiting (see app/queue/aside.ts).
   bisect_aside: z.boolean().default(false),
+  // With bisect_aside: probes per round of a bisection (default 2: cut in thirds). 1 searches by
+  // halves — one probe a round, fewer runs, one more round — for batches whose pull requests are
+  // all in one partition; a batch holding a pull request of several partitions keeps two, since
+  // its suspects hold up their other lanes until cleared (see app/queue/bisection.ts).
+  bisect_aside_probes: z.union([z.literal(1), z.literal(2)]).optional(),
+  // Batches in line per partition — under test, passed or merging — default unbounded. A passed
+  // batch whose pull request of several partitions waits for another partition to validate it
+  // holds its lane; without a bound the lane keeps stacking batches on it, and all of them are
+  // built again when anything ahead is rebuilt (see planNextBatch in app/queue/embark.ts).
+  max_batches_in_line: integer(1, 128).optional(),
   reset_on_external_merge: z.enum(['always', 'never']).default('always'),
 });
 

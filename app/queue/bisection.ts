@@ -3,7 +3,7 @@ import { isAside, markCleared, OVERTAKEN_REASON } from './aside.ts';
 import { bisectionEndEvent, bisectionStartEvent, computeBisectionSubject } from './batch-events.ts';
 import { leaveQueue } from './leave.ts';
 import { emit } from './queue-events.ts';
-import type { Batch, Bisection, Lane, SubBatch, TestRun } from './state.ts';
+import type { Batch, Bisection, Lane, QueueState, SubBatch, TestRun } from './state.ts';
 import { abortEnding, computeSubBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
 import { commonOf, currentLane, putLane, type Transition } from './transition.ts';
 
@@ -25,13 +25,28 @@ export function computeProbeCount(maxParallelChecks: number): number {
  * With bisect_aside the probes run beside the line and their passing results are rarely merged
  * (the queue moves on), so a round spends only two: prefixes cutting the range in thirds, or —
  * when the whole batch is not known to fail (after a culprit) — the whole batch and its middle.
+ * With one probe a round (`bisect_aside_probes: 1`): the middle prefix, or the whole batch after
+ * a culprit (most often it passes: nothing else to find) — a binary search.
  */
-export function planAsideBisection(lo: number, hi: number, length: number): number[] {
+export function planAsideBisection(lo: number, hi: number, length: number, probes: 1 | 2 = 2): number[] {
   const lengths =
-    hi > length
-      ? [lo + Math.ceil((length - lo) / 2), length]
-      : [lo + Math.ceil((hi - lo) / 3), lo + Math.ceil((2 * (hi - lo)) / 3)];
+    probes === 1
+      ? [hi > length ? length : lo + Math.ceil((hi - lo) / 2)]
+      : hi > length
+        ? [lo + Math.ceil((length - lo) / 2), length]
+        : [lo + Math.ceil((hi - lo) / 3), lo + Math.ceil((2 * (hi - lo)) / 3)];
   return [...new Set(lengths)].filter((l) => l > lo && l < hi).sort((a, b) => a - b);
+}
+
+/**
+ * Probes a round of a bisection aside: `bisect_aside_probes` (default 2), but two for a batch
+ * holding a pull request of several partitions — it is a suspect in its other lanes (aside.ts),
+ * which rebuild without it until it is cleared, so its bisection must end soon rather than cheaply.
+ */
+export function computeAsideProbes(state: QueueState, batch: Batch): 1 | 2 {
+  if ((state.config.merge_queue.bisect_aside_probes ?? 2) === 2) return 2;
+  const spread = batch.numbers.some((n) => (state.sessions[String(n)]?.partitions.length ?? 1) > 1);
+  return spread ? 2 : 1;
 }
 
 /** Starts a round of probes; the sub-batches start as slots allow (embark). */
@@ -42,7 +57,7 @@ function startRound(
   const { lane, batch, failedRun, bisection } = params;
   const probes = computeProbeCount(t.state.config.merge_queue.max_parallel_checks);
   const lengths = t.state.config.merge_queue.bisect_aside
-    ? planAsideBisection(bisection.lo, bisection.hi, batch.numbers.length)
+    ? planAsideBisection(bisection.lo, bisection.hi, batch.numbers.length, computeAsideProbes(t.state, batch))
     : planBisection(bisection.lo, bisection.hi, probes);
   const subBatches: SubBatch[] = lengths.map((length) => ({
     id: t.ids.uuid(),

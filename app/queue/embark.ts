@@ -1,6 +1,7 @@
 import type { QueueRule, TrainyardConfig } from '../config/config.schema.ts';
 import { consumeCleared, findSuspects, isAside, markOvertaken, takeLikeFirst } from './aside.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
+import { findBehindElsewhere } from './cross-partition.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
 import { computeTestBranch } from './ids.ts';
 import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.ts';
@@ -85,9 +86,10 @@ export function computeEligible(
   waiting: readonly Session[],
   embarked: ReadonlySet<number>,
   suspects: readonly Session[] = [],
+  behindElsewhere: ReadonlySet<number> = new Set(),
 ): Session[] {
   const ahead = new Set(embarked);
-  const suspect = new Set(suspects.map((s) => s.number));
+  const suspect = new Set([...suspects.map((s) => s.number), ...behindElsewhere]);
   const held: Session[] = [];
   const eligible: Session[] = [];
   for (const session of waiting) {
@@ -119,10 +121,16 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
     return { kind: 'none', outcome: 'blocked' };
   }
   if (computeLineChecks(config, lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
+  const maxInLine = config.merge_queue.max_batches_in_line;
+  if (maxInLine !== undefined && lane.batches.filter((b) => !isAside(config, b)).length >= maxInLine) {
+    return { kind: 'none', outcome: 'no_slot' };
+  }
+  const waiting = orderWaiting(t.state, lane, t.now);
   const eligible = computeEligible(
-    orderWaiting(t.state, lane, t.now),
+    waiting,
     computeEmbarked(lane),
     findSuspects(t.state),
+    findBehindElsewhere(t.state, lane, waiting),
   );
   const first = eligible[0];
   if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };

@@ -52,6 +52,8 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
     cap: fc.constantFrom(null, 0, 1, 3),
     skip: fc.boolean(),
     aside: fc.boolean(),
+    probes: fc.constantFrom(1 as const, 2 as const),
+    inLine: fc.constantFrom(undefined, 1, 3),
     reset: fc.constantFrom('always' as const, 'never' as const),
     method: fc.constantFrom('merge' as const, 'squash' as const, 'fast-forward' as const),
     partitions: fc.boolean(),
@@ -90,6 +92,8 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
       max_parallel_checks: c.parallel,
       skip_intermediate_results: c.skip,
       bisect_aside: c.aside,
+      bisect_aside_probes: c.probes,
+      ...(c.inLine === undefined ? {} : { max_batches_in_line: c.inLine }),
       reset_on_external_merge: c.reset,
     },
   }));
