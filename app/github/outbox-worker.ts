@@ -30,7 +30,11 @@ export interface OutboxWorkerOptions {
   backoff?: RetryBackoff;
   /** How long a claimed row is ours; after that (a crash) another instance runs it again. */
   leaseMs?: number;
-  /** Rows run at once (each of another repository). */
+  /**
+   * Rows run at once (each of another repository: a repository's rows run one at a time). Each
+   * is a GitHub write or two; GitHub asks integrators to keep concurrent requests well under a
+   * hundred, and the delivery processor reads at the same time.
+   */
   concurrency?: number;
   /** Longest sleep of the polling loop: other instances enqueue without waking this one. */
   pollMs?: number;
@@ -53,13 +57,16 @@ export class OutboxWorker {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly loop: PollingLoop;
+  /** Counts wake() calls, and resolves the wait of a run that has room for more. */
+  private arrivals = 0;
+  private arrival: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(private readonly options: OutboxWorkerOptions) {
     this.db = options.store.db;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
     this.leaseMs = options.leaseMs ?? 120_000;
-    this.concurrency = options.concurrency ?? 4;
+    this.concurrency = options.concurrency ?? 8;
     this.pollMs = options.pollMs ?? 5_000;
     this.loop = new PollingLoop({
       run: () => this.runUntilIdle(),
@@ -68,18 +75,34 @@ export class OutboxWorker {
     });
   }
 
-  /** Runs rows until none can be claimed now (or stop() was called); returns how many attempts were made. */
+  /**
+   * Runs rows until none can be claimed now (or stop() was called); returns how many attempts
+   * were made. Up to `concurrency` rows are under way at once, and a free slot is filled as soon
+   * as one finishes (which may have made its repository's next row claimable) or something is
+   * enqueued, without waiting for the slowest of a claim. Order per repository is the claim's:
+   * only a repository's oldest pending row is claimable, and only while it is not leased.
+   */
   async runUntilIdle(): Promise<number> {
+    const running = new Set<Promise<void>>();
     let attempts = 0;
-    while (!this.loop.isStopping) {
-      const rows = await claimOutbox(this.db, {
-        limit: this.concurrency,
-        leaseMs: this.leaseMs,
-        now: this.now(),
-      });
-      if (rows.length === 0) return attempts;
-      await Promise.all(rows.map((row) => this.run(row)));
-      attempts += rows.length;
+    try {
+      while (!this.loop.isStopping) {
+        const arrivals = this.arrivals;
+        const free = this.concurrency - running.size;
+        const rows =
+          free > 0 ? await claimOutbox(this.db, { limit: free, leaseMs: this.leaseMs, now: this.now() }) : [];
+        attempts += rows.length;
+        for (const row of rows) {
+          const task: Promise<void> = this.run(row).finally(() => running.delete(task));
+          running.add(task);
+        }
+        if (running.size === 0) return attempts;
+        // Room left and something was enqueued meanwhile: it may be claimable now.
+        if (running.size < this.concurrency && this.arrivals !== arrivals) continue;
+        await Promise.race(running.size < this.concurrency ? [...running, this.nextArrival()] : running);
+      }
+    } finally {
+      await Promise.all(running);
     }
     return attempts;
   }
@@ -94,8 +117,24 @@ export class OutboxWorker {
     await this.loop.stop();
   }
 
+  /** Something was enqueued: claim it now if there is room (or cut the loop's sleep short). */
   wake(): void {
+    this.arrivals++;
+    const waiter = this.arrival;
+    this.arrival = null;
+    waiter?.resolve();
     this.loop.wake();
+  }
+
+  private nextArrival(): Promise<void> {
+    if (this.arrival === null) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.arrival = { promise, resolve };
+    }
+    return this.arrival.promise;
   }
 
   /** Until the next row is due, at most pollMs; never 0, so a row locked by a claim elsewhere is not spun on. */

@@ -62,6 +62,8 @@ export interface ClaimedDelivery {
   payload: string;
   /** Claims so far, this one included: the lease's token. */
   attempts: number;
+  /** Its place in arrival order (a bigint, as text). */
+  seq: string;
 }
 
 /** The claim that holds a delivery. */
@@ -145,8 +147,22 @@ export async function claimDeliveries(
     RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`.execute(
     db,
   );
-  const rows = result.rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
-  // A run ends at its first gap (a delivery another claim holds): the ones after it go back.
+  return keepRuns(db, result.rows);
+}
+
+interface ClaimedRow {
+  delivery_id: string;
+  event: string;
+  ordering_key: string;
+  payload: string;
+  attempts: number;
+  seq: string;
+  rank: string;
+}
+
+/** Claimed rows in arrival order; a key's run ends at its first gap (a delivery another claim holds), the ones after it go back. */
+async function keepRuns(db: Queryable, rows: ClaimedRow[]): Promise<ClaimedDelivery[]> {
+  rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
   const next = new Map<string, number>();
   const claimed: ClaimedDelivery[] = [];
   const released: DeliveryLease[] = [];
@@ -158,6 +174,7 @@ export async function claimDeliveries(
       orderingKey: r.ordering_key,
       payload: r.payload,
       attempts: r.attempts,
+      seq: String(r.seq),
     };
     if (Number(r.rank) === expected) {
       next.set(r.ordering_key, expected + 1);
@@ -169,6 +186,59 @@ export async function claimDeliveries(
   }
   if (released.length > 0) await releaseDeliveries(db, released);
   return claimed;
+}
+
+/**
+ * Pipelining: leases, for each given key, up to `perKey` deliveries right behind `afterSeq`
+ * (the last delivery of a group the caller holds and is committing), in arrival order, stopping
+ * at the first one that is not claimable. Only the holder of a key's deliveries up to `afterSeq`
+ * may ask: while they are leased no other claim reaches the key, so the caller stays its only
+ * writer, and it must commit what it claims here after that group (or give it back if the group
+ * fails). Returned as claimDeliveries returns its runs.
+ */
+export async function claimDeliveriesBehind(
+  db: Queryable,
+  params: {
+    tails: readonly { orderingKey: string; afterSeq: string }[];
+    perKey: number;
+    leaseMs: number;
+    now: Date;
+  },
+): Promise<ClaimedDelivery[]> {
+  if (params.tails.length === 0) return [];
+  const now = params.now.toISOString();
+  const leasedUntil = new Date(params.now.getTime() + params.leaseMs).toISOString();
+  const result = await sql<ClaimedRow>`${sql.raw(PREPARED_MARK)}
+    WITH runs AS MATERIALIZED (
+      SELECT r.delivery_id, r.rank
+      FROM unnest(${params.tails.map((t) => t.orderingKey)}::text[], ${params.tails.map((t) => t.afterSeq)}::bigint[])
+        AS t(ordering_key, after_seq)
+      CROSS JOIN LATERAL (
+        SELECT c.delivery_id, row_number() OVER (ORDER BY c.seq) AS rank,
+               bool_and(c.available_at <= ${now}::timestamptz
+                        AND (c.leased_until IS NULL OR c.leased_until <= ${now}::timestamptz))
+                 OVER (ORDER BY c.seq) AS claimable
+        FROM (SELECT delivery_id, seq, available_at, leased_until FROM webhook_deliveries
+              WHERE processed_at IS NULL AND ordering_key = t.ordering_key AND seq > t.after_seq
+              ORDER BY seq LIMIT ${Math.max(1, params.perKey)}) c
+      ) r
+      WHERE r.claimable
+    ),
+    locked AS (
+      SELECT d.delivery_id, runs.rank FROM runs
+      JOIN webhook_deliveries d ON d.delivery_id = runs.delivery_id
+      WHERE d.processed_at IS NULL
+        AND d.available_at <= ${now}::timestamptz
+        AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
+      FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
+    FROM locked
+    WHERE webhook_deliveries.delivery_id = locked.delivery_id
+    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`.execute(
+    db,
+  );
+  return keepRuns(db, result.rows);
 }
 
 /**

@@ -304,6 +304,110 @@ describe('OutboxWorker', () => {
     }
   });
 
+  it('fills a free slot as soon as a row finishes: a slow effect does not hold back other repositories', async () => {
+    const [slow, fast] = [await freshRepo(), await freshRepo()];
+    const ids = createCountingIds();
+    for (const repo of [slow, fast]) {
+      await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(1), now: t0, ids });
+    }
+    const executor = new CountingExecutor();
+    const started = (repo: string) => executor.order.filter((name) => name.startsWith(`${repo} `)).length;
+    let releasedBy: 'others' | 'timeout' | null = null;
+    const execute = async (repositoryId: string, effect: Parameters<CountingExecutor['execute']>[1]) => {
+      if (repositoryId === slow && releasedBy === null) {
+        // The slow repository's first effect runs until the other's third has started (or 3 s).
+        const deadline = Date.now() + 3_000;
+        while (started(fast) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        releasedBy = started(fast) >= 3 ? 'others' : 'timeout';
+      }
+      return executor.execute(repositoryId, effect);
+    };
+    const worker = new OutboxWorker({ store, execute, logger: quiet, ids, now: () => t0, concurrency: 2 });
+
+    await worker.runUntilIdle();
+
+    // In lockstep the other repository's second row would wait for the slow one.
+    expect(releasedBy).toBe('others');
+    expect(executor.repeated()).toEqual([]);
+    expect(await countPendingOutbox(store.db, slow)).toBe(0);
+    expect(await countPendingOutbox(store.db, fast)).toBe(0);
+  });
+
+  it('claims what is enqueued while a run is under way, without waiting for the rows in progress', async () => {
+    const [slow, late] = [await freshRepo(), await freshRepo()];
+    const ids = createCountingIds();
+    await runStep({ db: store.db, repositoryId: slow, inputs: openedAndQueued(1), now: t0, ids });
+    const executor = new CountingExecutor();
+    let lateRanFirst: boolean | null = null;
+    let worker: OutboxWorker | null = null;
+    const execute = async (repositoryId: string, effect: Parameters<CountingExecutor['execute']>[1]) => {
+      if (repositoryId === slow && lateRanFirst === null) {
+        lateRanFirst = false;
+        // Another step enqueues for another repository and wakes the worker.
+        await runStep({ db: store.db, repositoryId: late, inputs: openedAndQueued(1), now: t0, ids });
+        worker!.wake();
+        const deadline = Date.now() + 3_000;
+        while (executor.order.every((n) => !n.startsWith(`${late} `)) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        lateRanFirst = executor.order.some((n) => n.startsWith(`${late} `));
+      }
+      return executor.execute(repositoryId, effect);
+    };
+    worker = new OutboxWorker({ store, execute, logger: quiet, ids, now: () => t0, concurrency: 4 });
+
+    await worker.runUntilIdle();
+
+    expect(lateRanFirst).toBe(true);
+    expect(await countPendingOutbox(store.db, slow)).toBe(0);
+    expect(await countPendingOutbox(store.db, late)).toBe(0);
+  });
+
+  it('with slots refilled as rows finish, runs each repository one row at a time, in enqueue order', async () => {
+    const repos: string[] = [];
+    for (let i = 0; i < 6; i++) repos.push(await freshRepo());
+    const ids = createCountingIds();
+    for (const repo of repos) {
+      for (const n of [1, 2, 3]) {
+        await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(n), now: t0, ids });
+      }
+    }
+    const executor = new CountingExecutor();
+    const random = createRandom(7);
+    const inFlight = new Map<string, number>();
+    let running = 0;
+    let mostAtOnce = 0;
+    const overlaps: string[] = [];
+    const execute = async (repositoryId: string, effect: Parameters<CountingExecutor['execute']>[1]) => {
+      const mine = (inFlight.get(repositoryId) ?? 0) + 1;
+      inFlight.set(repositoryId, mine);
+      if (mine > 1) overlaps.push(`${repositoryId} ${effect.key}`);
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        // Uneven durations, so rows finish out of claim order.
+        await new Promise((r) => setTimeout(r, Math.floor(random.next() * 15)));
+        return await executor.execute(repositoryId, effect);
+      } finally {
+        running -= 1;
+        inFlight.set(repositoryId, (inFlight.get(repositoryId) ?? 1) - 1);
+      }
+    };
+    const worker = new OutboxWorker({ store, execute, logger: quiet, ids, now: () => t0, concurrency: 4 });
+
+    await worker.runUntilIdle();
+
+    expect(overlaps).toEqual([]);
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(4);
+    expect(executor.repeated()).toEqual([]);
+    for (const repo of repos) {
+      expect(await countPendingOutbox(store.db, repo)).toBe(0);
+      const enqueued = (await outboxOf(repo)).map((r) => `${repo} ${r.key}`);
+      expect(executor.order.filter((n) => n.startsWith(`${repo} `))).toEqual(enqueued);
+    }
+  });
+
   it.skipIf(backend === 'pglite')(
     'two workers on two stores of one PostgreSQL run every row exactly once (PostgreSQL only: PGlite has one process)',
     async () => {

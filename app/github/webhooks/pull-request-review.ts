@@ -30,7 +30,14 @@ export async function fetchFacts(
 ): Promise<PullRequestReviewEventFacts> {
   if (!isRead(payload)) return { state: null };
   const number = payload.pull_request.number;
-  return { state: await fetchPullRequestState(ctx.client, { number, cache: ctx.cache }) };
+  return {
+    state: await fetchPullRequestState(ctx.client, {
+      number,
+      cache: ctx.cache,
+      // Open as the payload saw it: its reviews and head checks are read beside it.
+      ...(payload.pull_request.state === 'open' ? { headSha: payload.pull_request.head.sha } : {}),
+    }),
+  };
 }
 
 export function toInputs(payload: PullRequestReviewEvent, facts: PullRequestReviewEventFacts): QueueInput[] {

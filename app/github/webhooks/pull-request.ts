@@ -58,7 +58,14 @@ export async function fetchFacts(
   ctx: { client: RepositoryClient; cache: FactsCache },
 ): Promise<PullRequestEventFacts> {
   if (!isRead(payload)) return { state: null };
-  return { state: await fetchPullRequestState(ctx.client, { number: payload.number, cache: ctx.cache }) };
+  return {
+    state: await fetchPullRequestState(ctx.client, {
+      number: payload.number,
+      cache: ctx.cache,
+      // Open as the payload saw it: its reviews and head checks are read beside it.
+      ...(payload.pull_request.state === 'open' ? { headSha: payload.pull_request.head.sha } : {}),
+    }),
+  };
 }
 
 /**
