@@ -160,62 +160,86 @@ const batchSchema = z.discriminatedUnion('phase', [
 
 const laneSchema = z.strictObject({ base: z.string(), partition: z.string(), batches: z.array(batchSchema) });
 
-export const queueStateSchema = z
-  .strictObject({
-    schemaVersion: z.literal(1),
-    config: configSchema,
-    pullRequests: z.record(z.string(), snapshotSchema),
-    sessions: z.record(z.string(), sessionSchema),
-    lanes: z.array(laneSchema),
-    bases: z.record(
-      z.string(),
-      z.strictObject({
-        sha: z.string().nullable(),
-        ownShas: z.array(z.string()),
-        unconfirmed: z.array(z.string()).min(1).optional(),
-      }),
-    ),
-    pause: z.discriminatedUnion('paused', [
-      z.strictObject({ paused: z.literal(false) }),
-      z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
-    ]),
-    freezes: z.array(
-      z.strictObject({
-        freeze: z.strictObject({
-          id: z.string(),
-          reason: z.string(),
-          start: iso,
-          end: iso.nullable(),
-          timezone: z.string(),
-          matchingConditions: z.array(z.string()),
-          excludeConditions: z.array(z.string()),
-        }),
-      }),
-    ),
-    ciDurations: z.array(z.number().positive()),
-    ciResults: z.array(z.boolean()),
-    gauges: z.strictObject({
-      sizes: z.record(z.string(), z.int().min(0)),
-      running: z.record(z.string(), z.int().min(0)),
+/** The state's shape; its consistency is checked apart (queueStateSchema). */
+const queueStateShapeSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  config: configSchema,
+  pullRequests: z.record(z.string(), snapshotSchema),
+  sessions: z.record(z.string(), sessionSchema),
+  lanes: z.array(laneSchema),
+  bases: z.record(
+    z.string(),
+    z.strictObject({
+      sha: z.string().nullable(),
+      ownShas: z.array(z.string()),
+      unconfirmed: z.array(z.string()).min(1).optional(),
     }),
-    checkRuns: z.record(z.string(), z.object({ title: z.string().nullable(), version: z.int().min(1) })),
-    configErrors: z
-      .array(
-        z.strictObject({
-          path: z.string(),
-          message: z.string(),
-          line: z.int().optional(),
-          column: z.int().optional(),
-        }),
-      )
-      .optional(),
-    wakeUpAt: iso.nullable(),
-    counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
-  })
-  .superRefine((state, ctx) => {
-    for (const problem of findInconsistencies(state as QueueState))
-      ctx.addIssue({ code: 'custom', message: problem });
-  });
+  ),
+  pause: z.discriminatedUnion('paused', [
+    z.strictObject({ paused: z.literal(false) }),
+    z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
+  ]),
+  freezes: z.array(
+    z.strictObject({
+      freeze: z.strictObject({
+        id: z.string(),
+        reason: z.string(),
+        start: iso,
+        end: iso.nullable(),
+        timezone: z.string(),
+        matchingConditions: z.array(z.string()),
+        excludeConditions: z.array(z.string()),
+      }),
+    }),
+  ),
+  ciDurations: z.array(z.number().positive()),
+  ciResults: z.array(z.boolean()),
+  gauges: z.strictObject({
+    sizes: z.record(z.string(), z.int().min(0)),
+    running: z.record(z.string(), z.int().min(0)),
+  }),
+  checkRuns: z.record(z.string(), z.object({ title: z.string().nullable(), version: z.int().min(1) })),
+  configErrors: z
+    .array(
+      z.strictObject({
+        path: z.string(),
+        message: z.string(),
+        line: z.int().optional(),
+        column: z.int().optional(),
+      }),
+    )
+    .optional(),
+  wakeUpAt: iso.nullable(),
+  counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
+});
+
+type ParseResult =
+  | { success: true; data: QueueState; error?: undefined }
+  | { success: false; data?: undefined; error: z.ZodError };
+
+/**
+ * The stored engine state, parsed: its shape, then its consistency (findInconsistencies). Not a
+ * zod refinement: one on the whole object took zod off its fast path, 1.5 of 3.7 ms for 1,000
+ * queued pull requests (bench:engine), while the check itself takes 0.1 ms.
+ */
+export const queueStateSchema = {
+  safeParse(value: unknown): ParseResult {
+    const shaped = queueStateShapeSchema.safeParse(value);
+    if (!shaped.success) return { success: false, error: shaped.error };
+    const state = shaped.data as QueueState;
+    const problems = findInconsistencies(state);
+    if (problems.length === 0) return { success: true, data: state };
+    return {
+      success: false,
+      error: new z.ZodError(problems.map((message) => ({ code: 'custom', message, path: [], input: value }))),
+    };
+  },
+  parse(value: unknown): QueueState {
+    const result = queueStateSchema.safeParse(value);
+    if (!result.success) throw result.error;
+    return result.data;
+  },
+};
 
 /** What makes a well-typed state impossible; empty when consistent. */
 export function findInconsistencies(state: QueueState): string[] {
