@@ -1,6 +1,8 @@
-import { isAside } from './aside.ts';
+import { abortBatchesFrom } from './abort.ts';
+import { findMergeHead, isAside } from './aside.ts';
+import { computeComparator, laneKey } from './ordering.ts';
 import type { Lane, QueueState, Session } from './state.ts';
-import { findLane } from './transition.ts';
+import { findLane, findSession, lanesOf, type Transition } from './transition.ts';
 
 /*
  * Pull requests in several partitions (QUEUE-SEMANTICS.md, "Partition"): each merges only after
@@ -47,4 +49,104 @@ export function findBehindElsewhere(state: QueueState, lane: Lane, waiting: read
     }
   }
   return behind;
+}
+
+/** A lane whose head cannot merge until another lane moves: its next pull request is not at the front there. */
+interface WaitEdge {
+  from: Lane;
+  to: Lane;
+  /** The next pull request of `from`'s head, not at the front of `to`. */
+  number: number;
+  /** What `to` merges first instead (its head's next pull request). */
+  front: number;
+}
+
+/**
+ * The next pull request to merge of each lane's passed (or merging) head and, when one of its
+ * other lanes has something else to merge before it, that lane. A cycle of such waits never ends
+ * by itself: each lane merges only after the next one has (e.g. a hotfix embarked in one lane
+ * goes before a pull request already in line in a second lane, while in a third it still waits
+ * behind a batch that needs the second lane to merge first).
+ */
+function findWaitEdge(state: QueueState, lane: Lane): WaitEdge | null {
+  const head = findMergeHead(state.config, lane);
+  if (head === undefined) return null;
+  if (head.phase === 'bisecting' || (head.phase === 'trial' && head.trial.phase !== 'passed')) return null;
+  const pending =
+    head.phase === 'merging' ? head.numbers.filter((n) => !head.merged.includes(n)) : head.numbers;
+  const number = pending[0];
+  if (number === undefined) return null;
+  const session = findSession(state, number);
+  if (session === undefined) return null;
+  const rule = state.config.queue_rules.find((r) => r.name === head.queueName);
+  const ordered = (rule?.merge_method ?? 'merge') !== 'fast-forward';
+  for (const other of lanesOf(state, session)) {
+    if (other.partition === lane.partition) continue;
+    const otherHead = findMergeHead(state.config, other);
+    if (otherHead === undefined) continue;
+    const open =
+      otherHead.phase === 'merging'
+        ? otherHead.numbers.filter((n) => !otherHead.merged.includes(n))
+        : otherHead.numbers;
+    const front = open[0];
+    if (front === undefined || front === number) continue;
+    if (!ordered && open.includes(number)) continue;
+    return { from: lane, to: other, number, front };
+  }
+  return null;
+}
+
+/** A cycle of waits between passed heads (see findWaitEdge), or null. */
+export function findWaitCycle(state: QueueState): WaitEdge[] | null {
+  const edges = new Map<string, WaitEdge>();
+  const keyOf = (lane: Lane) => laneKey(lane);
+  for (const lane of state.lanes) {
+    const edge = findWaitEdge(state, lane);
+    if (edge !== null) edges.set(keyOf(lane), edge);
+  }
+  const done = new Set<string>();
+  for (const start of edges.keys()) {
+    const path: string[] = [];
+    let key: string | undefined = start;
+    while (key !== undefined && !done.has(key) && !path.includes(key)) {
+      path.push(key);
+      const edge = edges.get(key);
+      key = edge === undefined ? undefined : keyOf(edge.to);
+    }
+    if (key !== undefined && path.includes(key)) {
+      return path.slice(path.indexOf(key)).map((k) => edges.get(k)!);
+    }
+    for (const k of path) done.add(k);
+  }
+  return null;
+}
+
+/**
+ * Lanes that wait on each other for ever (a cycle of findWaitEdge): one of them is rebuilt.
+ * Since one queue order holds in every lane, some lane of the cycle merges a pull request before
+ * one that comes earlier in queue order and waits there (it embarked while the earlier one could
+ * not: a hotfix queued later, a suspect held, a pull request held back). That lane's batches are
+ * aborted from the one holding the pull request it merges first, so that they are built again in
+ * queue order, with the earlier pull request first. Nothing is aborted while a merge is in flight.
+ */
+export function planBreakWaitCycles(t: Transition): void {
+  if (!Object.values(t.state.sessions).some((s) => s.partitions.length > 1)) return;
+  const compare = computeComparator(t.state.config);
+  for (let guard = 0; guard < t.state.lanes.length; guard++) {
+    const cycle = findWaitCycle(t.state);
+    if (cycle === null) return;
+    const edge = cycle.find((e) => {
+      const waiting = findSession(t.state, e.number);
+      const front = findSession(t.state, e.front);
+      return waiting !== undefined && front !== undefined && compare(waiting, front) < 0;
+    });
+    if (edge === undefined) return;
+    const lane = edge.to;
+    const index = lane.batches.findIndex((b) => b.numbers.includes(edge.front));
+    const batch = lane.batches[index];
+    if (batch === undefined || (batch.phase === 'merging' && batch.inFlight.length > 0)) return;
+    const reason = `${lane.partition} and ${edge.from.partition} waited on each other: #${edge.number} goes before #${edge.front}`;
+    const why = { code: 'PR_DEQUEUED_FROM_PARTITION' as const, reason };
+    abortBatchesFrom(t, { lane, index, first: why, behind: why });
+  }
 }

@@ -12,7 +12,7 @@ export function orderSessions(config: TrainyardConfig, sessions: readonly Sessio
   return [...sessions].sort(computeComparator(config));
 }
 
-function computeComparator(config: TrainyardConfig): (a: Session, b: Session) => number {
+export function computeComparator(config: TrainyardConfig): (a: Session, b: Session) => number {
   const ruleIndex = new Map(config.queue_rules.map((rule, index) => [rule.name, index]));
   const rank = (s: Session) => ruleIndex.get(s.queueName) ?? Number.MAX_SAFE_INTEGER;
   return (a, b) =>

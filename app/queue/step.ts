@@ -2,6 +2,7 @@ import { planBisectionProgress } from './bisection.ts';
 import { planCheckRuns } from './check-runs.ts';
 import { handleConfigChanged, handleConfigRejected } from './config-change.ts';
 import { handleTestBranchFailed } from './conflicts.ts';
+import { planBreakWaitCycles } from './cross-partition.ts';
 import { planEmbarkAll } from './embark.ts';
 import { handleCommand, handleCommandNotUnderstood } from './enter.ts';
 import {
@@ -126,6 +127,7 @@ function settle(t: Transition): void {
   planFailures(t);
   planFreezeRebuild(t);
   planMerges(t);
+  planBreakWaitCycles(t);
   planEmbarkAll(t);
   planHeldTime(t);
   planGauges(t);
