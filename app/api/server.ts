@@ -15,6 +15,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Store } from '../store/database.ts';
 import type { GithubPermissions } from './auth/github-permissions.ts';
+import { closeConnectionsOnClose } from './close-connections.ts';
 import { DEFAULT_KEY_CACHE_TTL_MS, KeyCache } from './auth/key-cache.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
@@ -69,6 +70,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     },
     routerOptions: { maxParamLength: 500 },
   });
+  closeConnectionsOnClose(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(sendError);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { closeConnectionsOnClose } from '../api/close-connections.ts';
 import { GithubError } from './github-error.ts';
 import { RouteContext } from './http/route-context.ts';
 import type { SandboxGithub } from './model.ts';
@@ -61,6 +62,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   if (!isLoopbackHost(host))
     throw new Error(`the sandbox code host listens on loopback only, not on ${host}`);
   const app = Fastify({ logger: false });
+  closeConnectionsOnClose(app);
   const urls: SandboxUrls = { api: '', web: '' };
   const ctx = new RouteContext(options.github, urls);
   configureHttp(app);
