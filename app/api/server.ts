@@ -15,8 +15,8 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Store } from '../store/database.ts';
 import type { GithubPermissions } from './auth/github-permissions.ts';
-import { closeConnectionsOnClose } from './close-connections.ts';
 import { DEFAULT_KEY_CACHE_TTL_MS, KeyCache } from './auth/key-cache.ts';
+import { closeConnectionsOnClose } from './close-connections.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
