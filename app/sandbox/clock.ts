@@ -86,14 +86,22 @@ export class ScaledClock implements Clock {
   }
 
   schedule(at: number, task: () => void): () => void {
-    const handle = setTimeout(
-      () => {
-        this.handles.delete(handle);
-        task();
-      },
-      Math.max(0, (at - this.now()) / this.scale),
-    );
-    this.handles.add(handle);
+    let handle: ReturnType<typeof setTimeout>;
+    // Node's timers run on the event loop's cached monotonic time, which can be ahead of
+    // Date.now() by a millisecond: a task that fires early waits for the rest, so it never
+    // sees now() before its own time.
+    const arm = () => {
+      handle = setTimeout(
+        () => {
+          this.handles.delete(handle);
+          if (this.now() < at) arm();
+          else task();
+        },
+        Math.max(0, Math.ceil((at - this.now()) / this.scale)),
+      );
+      this.handles.add(handle);
+    };
+    arm();
     return () => {
       clearTimeout(handle);
       this.handles.delete(handle);
