@@ -32,6 +32,7 @@ import { listEventTexts } from '../../app/store/events.ts';
 import { findRepository } from '../../app/store/repositories.ts';
 import { logsPageSchema } from '../../shared/schemas/logs.schema.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
+import { ensureBenchDatabase } from './support/bench-database.ts';
 import {
   BUSIEST,
   type Dataset,
@@ -89,21 +90,7 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 // Stores
 
 async function preparePostgres(): Promise<void> {
-  const url = new URL(config.databaseUrl);
-  const database = decodeURIComponent(url.pathname.slice(1));
-  const adminUrl = new URL(config.databaseUrl);
-  adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) {
-      await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-      log(`created database ${database}`);
-    }
-  } finally {
-    await admin.end();
-  }
+  if (await ensureBenchDatabase(config.databaseUrl)) log('created the benchmark database');
   const client = new pg.Client({ connectionString: config.databaseUrl });
   await client.connect();
   try {

@@ -67,6 +67,7 @@ import { startSandboxServer } from '../../app/sandbox/server.ts';
 import { renderWebhook } from '../../app/sandbox/webhooks/payloads.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
+import { ensureBenchDatabase } from './support/bench-database.ts';
 import { summarize, table } from './support/stats.ts';
 
 const envInt = (name: string, fallback: number) => {
@@ -639,17 +640,7 @@ async function openBackend(backend: 'pglite' | 'postgres'): Promise<OpenedStore>
 }
 
 async function preparePostgres(): Promise<void> {
-  const database = decodeURIComponent(new URL(config.databaseUrl).pathname.slice(1));
-  const adminUrl = new URL(config.databaseUrl);
-  adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-  } finally {
-    await admin.end();
-  }
+  await ensureBenchDatabase(config.databaseUrl);
   const client = new pg.Client({ connectionString: config.databaseUrl });
   await client.connect();
   try {
