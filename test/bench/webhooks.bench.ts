@@ -50,6 +50,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
@@ -674,6 +675,7 @@ interface RunResult {
   seconds: number;
   /** CPU time of this process (Trainyard) during the measured deliveries (ms). */
   cpuMs: number;
+  loopDelayMs: { p50: number; p99: number; max: number };
 }
 
 const log = (message: string) =>
@@ -752,6 +754,9 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
     const loadBefore = loadavg();
     github.send({ type: 'measure' });
     const cpuBefore = process.cpuUsage();
+    // How late the app's event loop runs its callbacks: a busy loop delays every answer and query.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const started = performance.now();
     const sent = await send({
       limit: config.deliveries,
@@ -762,6 +767,7 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
     const unprocessed = await drain(sent, config.drainMs);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    loopDelay.disable();
     const loadAfter = loadavg();
 
     const countsAnswer = github.next<GithubMessage>((m) => m.type === 'counts');
@@ -780,6 +786,11 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
       loadAfter,
       seconds,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      loopDelayMs: {
+        p50: loopDelay.percentile(50) / 1e6,
+        p99: loopDelay.percentile(99) / 1e6,
+        max: loopDelay.max / 1e6,
+      },
     });
     return result;
   } finally {
@@ -822,6 +833,7 @@ async function summarizeRun(params: {
   loadAfter: number[];
   seconds: number;
   cpuMs: number;
+  loopDelayMs: { p50: number; p99: number; max: number };
 }): Promise<RunResult> {
   const { sent, trace, store } = params;
   const accepted = sent.filter((d) => d.status === 202);
@@ -892,6 +904,7 @@ async function summarizeRun(params: {
     loadAfter: params.loadAfter,
     seconds: params.seconds,
     cpuMs: params.cpuMs,
+    loopDelayMs: params.loopDelayMs,
   };
 }
 
@@ -931,6 +944,10 @@ function report(results: RunResult[]): void {
     ['load average before (1/5/15 min)', (r) => load(r.loadBefore)],
     ['load average after (1/5/15 min)', (r) => load(r.loadAfter)],
     ['run time (s, sending + drain)', (r) => f1(r.seconds)],
+    [
+      "Trainyard's event-loop delay p50 / p99 / max (ms)",
+      (r) => `${pair(r.loopDelayMs.p50, r.loopDelayMs.p99)} / ${f1(r.loopDelayMs.max)}`,
+    ],
     [
       'CPU busy: Trainyard / GitHub stub (% of one core)',
       (r) => `${f0(r.cpuMs / r.seconds / 10)} / ${f0(r.workload.cpuMs / r.seconds / 10)}`,
