@@ -10,6 +10,7 @@ import {
   releaseDeliveries,
   retryDelivery,
 } from '../store/webhook-deliveries.ts';
+import { ArrivalSignal } from './arrival-signal.ts';
 import type { DeferredStep, GroupEntry, SharedContexts, ShellLease } from './delivery-shell.ts';
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
@@ -70,9 +71,8 @@ export class DeliveryProcessor {
   private readonly loop: PollingLoop;
   private readonly leases = new Map<string, ShellLease>();
   private readonly now: () => Date;
-  /** Counts wake() calls, and resolves the wait of a run that has room for more. */
-  private arrivals = 0;
-  private arrival: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** A delivery stored or a group begun committing: a run with room for more looks again. */
+  private readonly arrival = new ArrivalSignal();
   /** Dispatches under way, and those waiting for one to finish. */
   private dispatching = 0;
   private readonly dispatchQueue: (() => void)[] = [];
@@ -116,7 +116,7 @@ export class DeliveryProcessor {
     let lookedBehind = -1;
     try {
       while (!this.loop.isStopping) {
-        const arrivals = this.arrivals;
+        const arrivals = this.arrival.count;
         if (this.tails.size > 0 && running.size < limit && lookedBehind !== arrivals) {
           lookedBehind = arrivals;
           // Behind the groups committing here first: their keys are ours until they commit.
@@ -147,8 +147,8 @@ export class DeliveryProcessor {
         }
         if (running.size === 0) return attempts;
         // Room left and something arrived (or a group began committing) meanwhile: look again.
-        if (running.size < limit && this.arrivals !== arrivals) continue;
-        await Promise.race(running.size < limit ? [...running, this.nextArrival()] : running);
+        if (running.size < limit && this.arrival.count !== arrivals) continue;
+        await Promise.race(running.size < limit ? [...running, this.arrival.next()] : running);
       }
     } finally {
       await Promise.all(running);
@@ -172,21 +172,7 @@ export class DeliveryProcessor {
 
   /** Ends a run's wait for a finished group or an arrival: there may be something to claim. */
   private nudge(): void {
-    this.arrivals++;
-    const waiter = this.arrival;
-    this.arrival = null;
-    waiter?.resolve();
-  }
-
-  private nextArrival(): Promise<void> {
-    if (this.arrival === null) {
-      let resolve = () => {};
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      this.arrival = { promise, resolve };
-    }
-    return this.arrival.promise;
+    this.arrival.notify();
   }
 
   private async computeSleep(): Promise<number> {

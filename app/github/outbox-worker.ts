@@ -11,6 +11,7 @@ import {
   retryOutbox,
 } from '../store/outbox.ts';
 import { runStep } from '../store/step-transaction.ts';
+import { ArrivalSignal } from './arrival-signal.ts';
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
 import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from './retry-backoff.ts';
@@ -57,9 +58,8 @@ export class OutboxWorker {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly loop: PollingLoop;
-  /** Counts wake() calls, and resolves the wait of a run that has room for more. */
-  private arrivals = 0;
-  private arrival: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Something was enqueued: a run with room for more looks again. */
+  private readonly arrival = new ArrivalSignal();
 
   constructor(private readonly options: OutboxWorkerOptions) {
     this.db = options.store.db;
@@ -87,7 +87,7 @@ export class OutboxWorker {
     let attempts = 0;
     try {
       while (!this.loop.isStopping) {
-        const arrivals = this.arrivals;
+        const arrivals = this.arrival.count;
         const free = this.concurrency - running.size;
         const rows =
           free > 0 ? await claimOutbox(this.db, { limit: free, leaseMs: this.leaseMs, now: this.now() }) : [];
@@ -98,8 +98,8 @@ export class OutboxWorker {
         }
         if (running.size === 0) return attempts;
         // Room left and something was enqueued meanwhile: it may be claimable now.
-        if (running.size < this.concurrency && this.arrivals !== arrivals) continue;
-        await Promise.race(running.size < this.concurrency ? [...running, this.nextArrival()] : running);
+        if (running.size < this.concurrency && this.arrival.count !== arrivals) continue;
+        await Promise.race(running.size < this.concurrency ? [...running, this.arrival.next()] : running);
       }
     } finally {
       await Promise.all(running);
@@ -119,22 +119,8 @@ export class OutboxWorker {
 
   /** Something was enqueued: claim it now if there is room (or cut the loop's sleep short). */
   wake(): void {
-    this.arrivals++;
-    const waiter = this.arrival;
-    this.arrival = null;
-    waiter?.resolve();
+    this.arrival.notify();
     this.loop.wake();
-  }
-
-  private nextArrival(): Promise<void> {
-    if (this.arrival === null) {
-      let resolve = () => {};
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      this.arrival = { promise, resolve };
-    }
-    return this.arrival.promise;
   }
 
   /** Until the next row is due, at most pollMs; never 0, so a row locked by a claim elsewhere is not spun on. */

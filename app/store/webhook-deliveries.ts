@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { PREPARED_MARK, type Queryable, type Tx } from './database.ts';
 
 /** GitHub redelivers a webhook under the same `X-GitHub-Delivery` id; seven days covers its retries. */
@@ -123,30 +123,11 @@ export async function claimDeliveries(
     ),
     runs AS MATERIALIZED (
       SELECT r.delivery_id, r.rank FROM due CROSS JOIN LATERAL (
-        SELECT c.delivery_id, row_number() OVER (ORDER BY c.seq) AS rank,
-               bool_and(c.available_at <= ${now}::timestamptz
-                        AND (c.leased_until IS NULL OR c.leased_until <= ${now}::timestamptz))
-                 OVER (ORDER BY c.seq) AS claimable
-        FROM (SELECT delivery_id, seq, available_at, leased_until FROM webhook_deliveries
-              WHERE processed_at IS NULL AND ordering_key = due.ordering_key
-              ORDER BY seq LIMIT ${perKey}) c
+        ${rankRun(sql`ordering_key = due.ordering_key`, now, perKey)}
       ) r
       WHERE r.claimable
     ),
-    locked AS (
-      SELECT d.delivery_id, runs.rank FROM runs
-      JOIN webhook_deliveries d ON d.delivery_id = runs.delivery_id
-      WHERE d.processed_at IS NULL
-        AND d.available_at <= ${now}::timestamptz
-        AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
-      FOR UPDATE OF d SKIP LOCKED
-    )
-    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
-    FROM locked
-    WHERE webhook_deliveries.delivery_id = locked.delivery_id
-    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`.execute(
-    db,
-  );
+    ${leaseRuns(now, leasedUntil)}`.execute(db);
   return keepRuns(db, result.rows);
 }
 
@@ -214,30 +195,11 @@ export async function claimDeliveriesBehind(
       FROM unnest(${params.tails.map((t) => t.orderingKey)}::text[], ${params.tails.map((t) => t.afterSeq)}::bigint[])
         AS t(ordering_key, after_seq)
       CROSS JOIN LATERAL (
-        SELECT c.delivery_id, row_number() OVER (ORDER BY c.seq) AS rank,
-               bool_and(c.available_at <= ${now}::timestamptz
-                        AND (c.leased_until IS NULL OR c.leased_until <= ${now}::timestamptz))
-                 OVER (ORDER BY c.seq) AS claimable
-        FROM (SELECT delivery_id, seq, available_at, leased_until FROM webhook_deliveries
-              WHERE processed_at IS NULL AND ordering_key = t.ordering_key AND seq > t.after_seq
-              ORDER BY seq LIMIT ${Math.max(1, params.perKey)}) c
+        ${rankRun(sql`ordering_key = t.ordering_key AND seq > t.after_seq`, now, Math.max(1, params.perKey))}
       ) r
       WHERE r.claimable
     ),
-    locked AS (
-      SELECT d.delivery_id, runs.rank FROM runs
-      JOIN webhook_deliveries d ON d.delivery_id = runs.delivery_id
-      WHERE d.processed_at IS NULL
-        AND d.available_at <= ${now}::timestamptz
-        AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
-      FOR UPDATE OF d SKIP LOCKED
-    )
-    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
-    FROM locked
-    WHERE webhook_deliveries.delivery_id = locked.delivery_id
-    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`.execute(
-    db,
-  );
+    ${leaseRuns(now, leasedUntil)}`.execute(db);
   return keepRuns(db, result.rows);
 }
 
@@ -381,4 +343,38 @@ export async function pruneDeliveries(
     .where('processed_at', 'is not', null)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * A key's unprocessed deliveries (those `where` picks), oldest first, at most `limit`: each with
+ * its rank and whether it and every one before it can be claimed now (a run stops at the first
+ * that cannot: deliveries of a key apply in order).
+ */
+function rankRun(where: RawBuilder<unknown>, now: string, limit: number): RawBuilder<unknown> {
+  return sql`SELECT c.delivery_id, row_number() OVER (ORDER BY c.seq) AS rank,
+               bool_and(c.available_at <= ${now}::timestamptz
+                        AND (c.leased_until IS NULL OR c.leased_until <= ${now}::timestamptz))
+                 OVER (ORDER BY c.seq) AS claimable
+        FROM (SELECT delivery_id, seq, available_at, leased_until FROM webhook_deliveries
+              WHERE processed_at IS NULL AND ${where}
+              ORDER BY seq LIMIT ${limit}) c`;
+}
+
+/**
+ * The end of a claim: leases the deliveries of the `runs` CTE that are still claimable once
+ * locked (another instance's claim skips them) and returns them with their rank.
+ */
+function leaseRuns(now: string, leasedUntil: string): RawBuilder<unknown> {
+  return sql`locked AS (
+      SELECT d.delivery_id, runs.rank FROM runs
+      JOIN webhook_deliveries d ON d.delivery_id = runs.delivery_id
+      WHERE d.processed_at IS NULL
+        AND d.available_at <= ${now}::timestamptz
+        AND (d.leased_until IS NULL OR d.leased_until <= ${now}::timestamptz)
+      FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
+    FROM locked
+    WHERE webhook_deliveries.delivery_id = locked.delivery_id
+    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`;
 }
