@@ -69,7 +69,7 @@ import { renderWebhook } from '../../app/sandbox/webhooks/payloads.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
 import { ensureBenchDatabase } from './support/bench-database.ts';
-import { summarize, table } from './support/stats.ts';
+import { type Summary, summarize, table } from './support/stats.ts';
 
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -668,6 +668,7 @@ interface RunResult {
   handling: ReturnType<typeof summarize>;
   database: { retried: number; givenUp: number; outboxDone: number; outboxPending: number; events: number };
   mix: Map<string, number>;
+  handlingByEvent: Map<string, Summary>;
   warnings: Map<string, number>;
   workload: WorkloadCounts;
   loadBefore: number[];
@@ -851,6 +852,15 @@ async function summarizeRun(params: {
   const lastProcessed = Math.max(...done.map((d) => d.processedAt));
   const mix = new Map<string, number>();
   for (const d of sent) mix.set(d.event, (mix.get(d.event) ?? 0) + 1);
+  // Handling (claimed → processed) by event: which deliveries are slow to apply.
+  const byEvent = new Map<string, number[]>();
+  for (const d of timed) {
+    if (!Number.isFinite(d.claimedAt)) continue;
+    const list = byEvent.get(d.event) ?? [];
+    list.push(d.processedAt - d.claimedAt);
+    byEvent.set(d.event, list);
+  }
+  const handlingByEvent = new Map([...byEvent].map(([event, times]) => [event, summarize(times)]));
 
   const ids = accepted.map((d) => d.id);
   const deliveries = await store.db
@@ -898,6 +908,7 @@ async function summarizeRun(params: {
       events: Number(events?.n ?? 0),
     },
     mix,
+    handlingByEvent,
     warnings: trace.warnings,
     workload: params.workload,
     loadBefore: params.loadBefore,
@@ -969,6 +980,12 @@ function report(results: RunResult[]): void {
       .join(', ')}\n`,
   );
   for (const r of results) {
+    process.stdout.write(
+      `Handling p50/p99 ms by event (${r.backend}): ${[...r.handlingByEvent]
+        .sort((a, b) => b[1].p99 - a[1].p99)
+        .map(([e, h]) => `${e} ${h.p50.toFixed(0)}/${h.p99.toFixed(0)}`)
+        .join(', ')}\n`,
+    );
     if (r.notAccepted.size > 0)
       process.stdout.write(`${r.backend}: answers other than 202: ${JSON.stringify([...r.notAccepted])}\n`);
     if (r.warnings.size > 0)
