@@ -92,15 +92,7 @@ export async function claimDeliveries(
   const now = params.now.toISOString();
   const leasedUntil = new Date(params.now.getTime() + params.leaseMs).toISOString();
   const perKey = Math.max(1, params.perKey ?? 1);
-  const result = await sql<{
-    delivery_id: string;
-    event: string;
-    ordering_key: string;
-    payload: string;
-    attempts: number;
-    seq: string;
-    rank: string;
-  }>`${sql.raw(PREPARED_MARK)}
+  const result = await sql<ClaimedRow>`${sql.raw(PREPARED_MARK)}
     WITH RECURSIVE heads AS (
       (SELECT ordering_key, seq FROM webhook_deliveries
        WHERE processed_at IS NULL
