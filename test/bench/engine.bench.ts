@@ -13,55 +13,27 @@
  *   BENCH_BY_TYPE=1 npm run bench:engine     # also per input type, and the slowest step replayed
  */
 import { performance } from 'node:perf_hooks';
-import { trainyardConfigSchema } from '../../app/config/config.schema.ts';
 import type { Effect } from '../../app/queue/effects.ts';
 import { createSeededIdSource } from '../../app/queue/ids.ts';
-import type { PullRequestSnapshot, QueueInput } from '../../app/queue/inputs.ts';
+import type { QueueInput } from '../../app/queue/inputs.ts';
 import { initialState, queueStateSchema } from '../../app/queue/state.schema.ts';
 import type { QueueState } from '../../app/queue/state.ts';
 import { step } from '../../app/queue/step.ts';
 import { diffStates } from '../../app/store/queue-state-entries.ts';
+import {
+  largeStateAuthor,
+  largeStateConfig,
+  largeStatePullRequest,
+  LARGE_STATE_PARTITIONS as PARTITIONS,
+} from '../support/large-state.ts';
 
 const QUEUED = 1_000;
-const PARTITIONS = 10;
 const STEPS = Number(process.env.BENCH_STEPS ?? 10_000);
 const TARGETS = { stepP99Ms: 2, bytesPerPr: 5_000, saveLoadMs: 10 };
 
-const config = trainyardConfigSchema.parse({
-  queue_rules: [{ name: 'default', batch_size: 4, batch_max_wait_time: '0s', checks_timeout: '1h' }],
-  partition_rules: Array.from({ length: PARTITIONS }, (_, i) => ({
-    name: `part-${i}`,
-    conditions: [`files~=^part-${i}/`],
-  })),
-  merge_queue: { max_parallel_checks: 5 },
-});
-
-const author = { id: 1, login: 'dev', type: 'User' as const };
-
-function pullRequest(number: number): PullRequestSnapshot {
-  return {
-    number,
-    title: `Change ${number}: a typical title of a pull request`,
-    body: 'Fixes a bug. '.repeat(10),
-    url: `https://github.com/acme/monorepo/pull/${number}`,
-    author,
-    base: 'main',
-    head: `feature/change-${number}`,
-    headSha: `${number.toString(16).padStart(8, '0')}${'a'.repeat(32)}`,
-    draft: false,
-    labels: [{ id: 1, name: 'ready', color: '00ff00', default: false }],
-    files: [
-      `part-${number % PARTITIONS}/src/module-${number}.ts`,
-      `part-${number % PARTITIONS}/test/module-${number}.test.ts`,
-    ],
-    checkRuns: [
-      { name: 'ci', state: 'success' },
-      { name: 'lint', state: 'success' },
-    ],
-    approvedReviewsBy: ['reviewer'],
-    changesRequestedReviewsBy: [],
-  };
-}
+const config = largeStateConfig;
+const author = largeStateAuthor;
+const pullRequest = largeStatePullRequest;
 
 interface Pending {
   at: number;

@@ -32,7 +32,7 @@ import { listEventTexts } from '../../app/store/events.ts';
 import { findRepository } from '../../app/store/repositories.ts';
 import { logsPageSchema } from '../../shared/schemas/logs.schema.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
-import { ensureBenchDatabase } from './support/bench-database.ts';
+import { freshBenchSchema } from './support/bench-database.ts';
 import {
   BUSIEST,
   type Dataset,
@@ -90,15 +90,7 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 // Stores
 
 async function preparePostgres(): Promise<void> {
-  if (await ensureBenchDatabase(config.databaseUrl)) log('created the benchmark database');
-  const client = new pg.Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${config.schema} CASCADE`);
-    await client.query(`CREATE SCHEMA ${config.schema}`);
-  } finally {
-    await client.end();
-  }
+  if (await freshBenchSchema(config.databaseUrl, config.schema)) log('created the benchmark database');
 }
 
 interface OpenedStore {

@@ -29,7 +29,7 @@ import { appendEvents, type EventToAppend } from '../../app/store/events.ts';
 import { ensureRepository, type Repository } from '../../app/store/repositories.ts';
 import { inRepositoryTransaction } from '../../app/store/repository-transaction.ts';
 import { statsEndpoints } from '../../shared/schemas/stats-query.schema.ts';
-import { ensureBenchDatabase } from './support/bench-database.ts';
+import { freshBenchSchema } from './support/bench-database.ts';
 
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -235,11 +235,7 @@ async function benchBackend(backend: string) {
   if (backend === 'postgres') {
     const schema = `stats_bench_${Date.now()}`;
     where = `schema ${schema}`;
-    await ensureBenchDatabase(config.databaseUrl);
-    const admin = new pg.Client({ connectionString: config.databaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.end();
+    await freshBenchSchema(config.databaseUrl, schema);
     store = await openStore({ databaseUrl: config.databaseUrl, schema, maxConnections: 8 });
     cleanup = async () => {
       const c = new pg.Client({ connectionString: config.databaseUrl });

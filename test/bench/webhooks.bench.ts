@@ -52,7 +52,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import pino from 'pino';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
@@ -68,7 +67,7 @@ import { startSandboxServer } from '../../app/sandbox/server.ts';
 import { renderWebhook } from '../../app/sandbox/webhooks/payloads.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
-import { ensureBenchDatabase } from './support/bench-database.ts';
+import { freshBenchSchema } from './support/bench-database.ts';
 import { type Summary, summarize, table } from './support/stats.ts';
 
 const envInt = (name: string, fallback: number) => {
@@ -641,15 +640,7 @@ async function openBackend(backend: 'pglite' | 'postgres'): Promise<OpenedStore>
 }
 
 async function preparePostgres(): Promise<void> {
-  await ensureBenchDatabase(config.databaseUrl);
-  const client = new pg.Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${config.schema} CASCADE`);
-    await client.query(`CREATE SCHEMA ${config.schema}`);
-  } finally {
-    await client.end();
-  }
+  await freshBenchSchema(config.databaseUrl, config.schema);
 }
 
 interface RunResult {

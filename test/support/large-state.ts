@@ -11,9 +11,11 @@ import { step } from '../../app/queue/step.ts';
  * pure engine with a fixed seed, so it is the same at every run.
  */
 
-const PARTITIONS = 10;
+export const LARGE_STATE_PARTITIONS = 10;
+const PARTITIONS = LARGE_STATE_PARTITIONS;
 
-const config = trainyardConfigSchema.parse({
+/** The configuration of the large state (also bench:engine's). */
+export const largeStateConfig = trainyardConfigSchema.parse({
   queue_rules: [{ name: 'default', batch_size: 4, batch_max_wait_time: '0s', checks_timeout: '1h' }],
   partition_rules: Array.from({ length: PARTITIONS }, (_, i) => ({
     name: `part-${i}`,
@@ -22,9 +24,11 @@ const config = trainyardConfigSchema.parse({
   merge_queue: { max_parallel_checks: 5 },
 });
 
-const author = { id: 1, login: 'dev', type: 'User' as const };
+export const largeStateAuthor = { id: 1, login: 'dev', type: 'User' as const };
+const author = largeStateAuthor;
 
-function pullRequest(number: number): PullRequestSnapshot {
+/** A typical pull request of the large state: a module and its test in one partition, CI and lint green. */
+export function largeStatePullRequest(number: number): PullRequestSnapshot {
   return {
     number,
     title: `Change ${number}: a typical title of a pull request`,
@@ -36,8 +40,14 @@ function pullRequest(number: number): PullRequestSnapshot {
     headSha: `${number.toString(16).padStart(8, '0')}${'a'.repeat(32)}`,
     draft: false,
     labels: [{ id: 1, name: 'ready', color: '00ff00', default: false }],
-    files: [`part-${number % PARTITIONS}/src/module-${number}.ts`],
-    checkRuns: [{ name: 'ci', state: 'success' }],
+    files: [
+      `part-${number % PARTITIONS}/src/module-${number}.ts`,
+      `part-${number % PARTITIONS}/test/module-${number}.test.ts`,
+    ],
+    checkRuns: [
+      { name: 'ci', state: 'success' },
+      { name: 'lint', state: 'success' },
+    ],
     approvedReviewsBy: ['reviewer'],
     changesRequestedReviewsBy: [],
   };
@@ -48,9 +58,9 @@ export const LARGE_STATE_TIME = new Date('2026-11-02T09:00:00Z');
 export function buildLargeState(queued: number): QueueState {
   const ids = createSeededIdSource(7);
   const ctx = { now: LARGE_STATE_TIME, ids };
-  let state = initialState(config);
+  let state = initialState(largeStateConfig);
   for (let number = 1; number <= queued; number++) {
-    const opened: QueueInput = { type: 'pull_request_updated', pullRequest: pullRequest(number) };
+    const opened: QueueInput = { type: 'pull_request_updated', pullRequest: largeStatePullRequest(number) };
     const command = {
       type: 'command_received' as const,
       number,

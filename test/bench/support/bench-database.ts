@@ -20,3 +20,20 @@ export async function ensureBenchDatabase(databaseUrl: string): Promise<boolean>
     await admin.end();
   }
 }
+
+/**
+ * An empty `schema` in the benchmark database (created first when missing): what a run left
+ * there is dropped. Returns whether the database was created.
+ */
+export async function freshBenchSchema(databaseUrl: string, schema: string): Promise<boolean> {
+  const created = await ensureBenchDatabase(databaseUrl);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.query(`CREATE SCHEMA ${schema}`);
+  } finally {
+    await client.end();
+  }
+  return created;
+}
