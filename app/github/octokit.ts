@@ -1,4 +1,5 @@
 import { ProbotOctokit } from 'probot';
+import { useNativeJsonResponses } from './native-json-responses.ts';
 
 /** Octokit with Probot's plugins: REST methods, pagination, retry, throttling. */
 export type GithubOctokit = InstanceType<typeof ProbotOctokit>;
@@ -104,6 +105,7 @@ export class InstallationOctokits {
           installationId,
         },
       });
+      useNativeJsonResponses(octokit);
       this.octokits.set(installationId, octokit);
     }
     return octokit;
@@ -117,10 +119,12 @@ export function createTokenOctokit(params: {
   policy: RequestPolicy;
   log?: OctokitLog;
 }): GithubOctokit {
-  return new ProbotOctokit({
+  const octokit = new ProbotOctokit({
     ...octokitOptions({ ...params, throttleId: 'token' }),
     auth: { token: params.token },
   });
+  useNativeJsonResponses(octokit);
+  return octokit;
 }
 
 function octokitOptions(params: {
