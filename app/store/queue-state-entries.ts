@@ -2,11 +2,16 @@ import { isDeepStrictEqual } from 'node:util';
 
 /**
  * The parts of the engine state that grow with the queue: one stored row per pull request,
- * session and published check run, so a step writes the few entries it changed instead of the
- * whole state (1.2 MB for 1,000 queued pull requests: 43–64 ms per step as one jsonb value,
- * see test/bench/step-transaction.bench.ts). The rest, the core, stays one small value.
+ * session, published check run and lane, so a step writes the few entries it changed instead of
+ * the whole state (1.2 MB for 1,000 queued pull requests: 43–64 ms per step as one jsonb value,
+ * see test/bench/step-transaction.bench.ts). The rest, the core, stays one small value. Lanes are
+ * entries too (keyed by their index): in the core they were 42 of its 48 KB on bench:engine,
+ * rewritten at nearly every step though a step changes one or two of them.
  */
-export const ENTRY_COLLECTIONS = ['pullRequests', 'sessions', 'checkRuns'] as const;
+export const ENTRY_COLLECTIONS = ['pullRequests', 'sessions', 'checkRuns', 'lanes'] as const;
+
+/** Collections that are arrays (their entries keyed by index) rather than records. */
+const ARRAY_COLLECTIONS: ReadonlySet<string> = new Set(['lanes']);
 
 export interface StateEntry {
   collection: string;
@@ -40,8 +45,12 @@ function coreOf(state: Json): Json {
   return core;
 }
 
+function isCollection(collection: string, value: unknown): boolean {
+  return ARRAY_COLLECTIONS.has(collection) ? Array.isArray(value) : isRecord(value);
+}
+
 function splittable(state: Json): boolean {
-  return ENTRY_COLLECTIONS.every((c) => state[c] === undefined || isRecord(state[c]));
+  return ENTRY_COLLECTIONS.every((c) => state[c] === undefined || isCollection(c, state[c]));
 }
 
 /**
@@ -52,7 +61,7 @@ function splittable(state: Json): boolean {
 export function diffStates(previous: unknown, next: unknown): StateChanges {
   if (!isRecord(next)) throw new TypeError('the engine state must be an object');
   if (!isRecord(previous) || !splittable(previous) || !splittable(next)) {
-    // A collection that is not an object (a state the engine will refuse): all of it in the core.
+    // A collection of the wrong kind (a state the engine will refuse): all of it in the core.
     if (!splittable(next)) return { core: JSON.stringify(next), replaceAll: true, upserts: [], deletes: [] };
     const upserts: StateEntry[] = [];
     for (const collection of ENTRY_COLLECTIONS) {
@@ -92,14 +101,20 @@ export function assembleState(core: Json, entries: readonly [string, string, unk
   const state: Json = { ...core };
   const collections = new Map<string, Json>();
   for (const collection of ENTRY_COLLECTIONS) {
+    // Written before the collection had entries of its own: the core still holds it.
     if (state[collection] !== undefined) continue;
-    const record: Json = {};
-    collections.set(collection, record);
-    state[collection] = record;
+    collections.set(collection, {});
   }
   for (const [collection, key, value] of entries) {
     const record = collections.get(collection);
     if (record !== undefined) record[key] = value;
+  }
+  for (const [collection, record] of collections) {
+    state[collection] = ARRAY_COLLECTIONS.has(collection)
+      ? Object.keys(record)
+          .sort((a, b) => Number(a) - Number(b))
+          .map((key) => record[key])
+      : record;
   }
   return state;
 }

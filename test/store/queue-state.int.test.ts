@@ -14,8 +14,8 @@ import { openedAndQueued } from '../support/queue-inputs.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 /*
- * The engine state is stored as a core row plus a row per pull request, session and check run
- * (migration 0010): a save writes what changed, and a load puts the same state back.
+ * The engine state is stored as a core row plus a row per pull request, session, check run
+ * (migration 0010) and lane (0011): a save writes what changed, and a load puts the same state back.
  */
 
 let store: Store;
@@ -47,7 +47,7 @@ async function entryVersions(repositoryId: string): Promise<Map<string, string>>
 }
 
 describe('queue state storage', () => {
-  it('stores a row per pull request, session and check run, and loads the same state back', async () => {
+  it('stores a row per pull request, session, check run and lane, and loads the same state back', async () => {
     const repo = await freshRepo();
     await saveQueueState(store.db, repo, large, now);
     const versions = await entryVersions(repo);
@@ -56,6 +56,8 @@ describe('queue state storage', () => {
     const { rows } = await sql<{ state: Record<string, unknown> }>`
       SELECT state FROM queue_state WHERE repository_id = ${repo}::bigint`.execute(store.db);
     expect(Object.keys(rows[0]!.state)).not.toContain('sessions');
+    expect(Object.keys(rows[0]!.state)).not.toContain('lanes');
+    expect([...versions.keys()].filter((k) => k.startsWith('lanes/'))).toHaveLength(large.lanes.length);
     expect(await loadQueueState(store.db, repo)).toEqual(asJson(large));
   });
 
@@ -83,12 +85,18 @@ describe('queue state storage', () => {
       | { kind: 'drop'; at: number }
       | { kind: 'retitle'; at: number; title: string }
       | { kind: 'pause'; reason: string }
-      | { kind: 'add'; number: number };
+      | { kind: 'add'; number: number }
+      | { kind: 'lane'; at: number; base: string }
+      | { kind: 'popLane' }
+      | { kind: 'pushLane'; at: number };
     const edit: fc.Arbitrary<Edit> = fc.oneof(
       fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
       fc.record({ kind: fc.constant('retitle' as const), at: fc.nat(), title: fc.string() }),
       fc.record({ kind: fc.constant('pause' as const), reason: fc.string({ minLength: 1 }) }),
       fc.record({ kind: fc.constant('add' as const), number: fc.integer({ min: 1000, max: 1010 }) }),
+      fc.record({ kind: fc.constant('lane' as const), at: fc.nat(), base: fc.string() }),
+      fc.record({ kind: fc.constant('popLane' as const) }),
+      fc.record({ kind: fc.constant('pushLane' as const), at: fc.nat() }),
     );
     const apply = (state: QueueState, e: Edit): QueueState => {
       const sessions = Object.keys(state.sessions);
@@ -106,6 +114,17 @@ describe('queue state storage', () => {
       }
       if (e.kind === 'pause')
         return { ...state, pause: { paused: true, reason: e.reason, since: now.toISOString() } };
+      if (e.kind === 'lane' && state.lanes.length > 0) {
+        const at = e.at % state.lanes.length;
+        return {
+          ...state,
+          lanes: state.lanes.map((lane, i) => (i === at ? { ...lane, base: e.base } : lane)),
+        };
+      }
+      if (e.kind === 'popLane') return { ...state, lanes: state.lanes.slice(0, -1) };
+      if (e.kind === 'pushLane' && large.lanes.length > 0) {
+        return { ...state, lanes: [...state.lanes, large.lanes[e.at % large.lanes.length]!] };
+      }
       if (e.kind === 'add') {
         const template = large.pullRequests[keys[0]!]!;
         return {
@@ -134,7 +153,7 @@ describe('queue state storage', () => {
   it('without a previous state, a save replaces every entry (none of an older state is left)', async () => {
     const repo = await freshRepo();
     await saveQueueState(store.db, repo, large, now);
-    const small = { ...large, sessions: {}, pullRequests: {}, checkRuns: {} };
+    const small = { ...large, sessions: {}, pullRequests: {}, checkRuns: {}, lanes: [] };
     await saveQueueState(store.db, repo, small, now);
     expect((await entryVersions(repo)).size).toBe(0);
     expect(await loadQueueState(store.db, repo)).toEqual(asJson(small));
@@ -175,6 +194,47 @@ describe('queue state storage', () => {
     for (const statement of statements) await sql.raw(statement).execute(store.db);
     expect((await entryVersions(repo)).size).toBeGreaterThanOrEqual(120);
     expect(await loadQueueState(store.db, repo)).toEqual(asJson(large));
+  });
+
+  it('migration 0011 moves the lanes of a stored core into entries, in order', async () => {
+    const repo = await freshRepo();
+    const { lanes, ...core } = asJson(large) as Record<string, unknown>;
+    await sql`INSERT INTO queue_state (repository_id, state, version, updated_at)
+      VALUES (${repo}::bigint, ${JSON.stringify(core)}::jsonb, 1, ${now})`.execute(store.db);
+    // A core from before 0011 still holds its lanes: loaded as they are.
+    await sql`UPDATE queue_state SET state = state || jsonb_build_object('lanes', ${JSON.stringify(lanes)}::jsonb)
+      WHERE repository_id = ${repo}::bigint`.execute(store.db);
+    expect(await loadQueueState(store.db, repo)).toEqual(asJson(large));
+    const migration = listMigrations().find((m) => m.name.startsWith('0011_'))!;
+    for (const statement of migration.sql.split(/;\s*\n/).filter((s) => /\b(INSERT|UPDATE)\b/.test(s))) {
+      await sql.raw(statement).execute(store.db);
+    }
+    const keys = [...(await entryVersions(repo)).keys()].filter((k) => k.startsWith('lanes/'));
+    expect(keys.sort()).toEqual(large.lanes.map((_, i) => `lanes/${i}`).sort());
+    const { rows } = await sql<{ state: Record<string, unknown> }>`
+      SELECT state FROM queue_state WHERE repository_id = ${repo}::bigint`.execute(store.db);
+    expect(Object.keys(rows[0]!.state)).not.toContain('lanes');
+    expect(await loadQueueState(store.db, repo)).toEqual(asJson(large));
+  });
+
+  it('a changed lane writes that lane only, and the core not at all', async () => {
+    expect(large.lanes.length).toBeGreaterThan(2);
+    const lanes = large.lanes.map((lane, i) =>
+      i === 1 ? { ...lane, batches: lane.batches.slice(1) } : lane,
+    );
+    const changes = diffStates(large, { ...large, lanes });
+    expect(changes.core).toBeNull();
+    expect(changes.upserts.map((u) => `${u.collection}/${u.key}`)).toEqual(['lanes/1']);
+    const repo = await freshRepo();
+    await saveQueueState(store.db, repo, large, now);
+    const before = await entryVersions(repo);
+    const fewer = { ...large, lanes: lanes.slice(0, 2) };
+    await saveQueueState(store.db, repo, fewer, now, large);
+    const after = await entryVersions(repo);
+    expect(after.get('lanes/0')).toBe(before.get('lanes/0'));
+    expect(after.get('lanes/1')).not.toBe(before.get('lanes/1'));
+    expect([...after.keys()].filter((k) => k.startsWith('lanes/'))).toHaveLength(2);
+    expect(await loadQueueState(store.db, repo)).toEqual(asJson(fewer));
   });
 
   it('diffStates: an unchanged state writes nothing, a changed entry writes only that entry', () => {

@@ -336,9 +336,10 @@ describe('runStep', () => {
     const tick = await runStep({ db: store.db, repositoryId: repo, inputs: [{ type: 'tick' }], now, ids });
     expect(tick.state).toEqual(first.state);
     expect(await loadQueueStateVersion(store.db, repo)).toBe(version);
-    // The core is gone; only the per-pull-request entries (migration 0010) are left.
+    // The core is gone; only the entries (migrations 0010 and 0011) are left.
     expect(Object.keys((await loadQueueState(store.db, repo)) as object).sort()).toEqual([
       'checkRuns',
+      'lanes',
       'pullRequests',
       'sessions',
     ]);
