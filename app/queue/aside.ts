@@ -64,25 +64,42 @@ export function findSuspects(state: QueueState): Session[] {
   return suspects;
 }
 
-/** Marks new suspects; suspects back to waiting are ordered as of now (see findSuspects). */
+/**
+ * Marks new suspects; suspects back to waiting are ordered as of now (see findSuspects). A
+ * suspect cleared while a batch in line holds it (its batch is retried in line, or its passing
+ * prefix became the head) keeps its place: nothing was built past that batch (it would be
+ * overtaken), so nobody overtook it there, and re-ordering it would put it behind the pull
+ * requests after it in its own batch.
+ */
 export function planSuspects(t: Transition): void {
   if (!t.state.config.merge_queue.bisect_aside) return;
   const now = new Set(findSuspects(t.state).map((s) => s.number));
   const changed: Session[] = [];
   let seq = t.state.counters.session;
+  let inLine: Set<number> | null = null;
   for (const session of Object.values(t.state.sessions)) {
     const flagged = session.suspect === true;
     if (flagged === now.has(session.number)) continue;
     if (!flagged) changed.push({ ...session, suspect: true });
     else {
       const { suspect: _cleared, ...rest } = session;
-      changed.push({ ...rest, orderedAt: t.nowIso, seq: ++seq });
+      inLine ??= findInLine(t.state);
+      changed.push(inLine.has(session.number) ? rest : { ...rest, orderedAt: t.nowIso, seq: ++seq });
     }
   }
   if (changed.length === 0) return;
   // Entry order numbers are drawn from the session counter, so a re-ordered suspect stays unique.
   t.state = { ...t.state, counters: { ...t.state.counters, session: seq } };
   putSessions(t, changed);
+}
+
+/** Pull requests held by batches in line (not aside) in any lane. */
+function findInLine(state: QueueState): Set<number> {
+  return new Set(
+    state.lanes.flatMap((lane) =>
+      lane.batches.filter((b) => !isAside(state.config, b)).flatMap((b) => b.numbers),
+    ),
+  );
 }
 
 /**

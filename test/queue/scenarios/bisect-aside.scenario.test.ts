@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewEventOf } from '../../../shared/schemas/event.schema.ts';
+import { checkAll } from '../support/invariants.ts';
 import { failIfContains, scenario } from '../support/scenario.ts';
 
 /*
@@ -145,5 +146,28 @@ describe('bisect aside', () => {
     expect(culprits(s)).toEqual([1]);
     // #2 was a suspect (in web's failed batch): #3 and #4 went first in api, so #2 follows #4 everywhere.
     expect(merged(s)).toEqual([3, 4, 2]);
+  });
+
+  // Found by the invariants property (seed 1305371370): #1 was cleared as its batch's passing
+  // prefix became the head, and was re-ordered behind #3, which it holds in that very batch.
+  it('a suspect whose passing prefix stays in line keeps its place in the queue order', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 3, batch_max_wait_time: '1m' }],
+      partition_rules: [
+        { name: 'web', conditions: ['files~=^web/'] },
+        { name: 'api', conditions: ['files~=^api/'] },
+      ],
+      merge_queue: { max_parallel_checks: 1, bisect_aside: true },
+    });
+    s.open(1, { files: ['web/a.ts', 'api/a.ts'] });
+    s.open(2, { files: ['web/b.ts', 'api/b.ts'] });
+    s.open(3, { files: ['api/c.ts'] });
+    s.at('0s').queue(1, 2, 3);
+    s.runUntilIdle({ ci: failIfContains(2) });
+    expect(culprits(s)).toEqual([2]);
+    // api's [1,2,3] failed; #1 and #2 were suspects; [1,3] passed and merges as the head.
+    expect(merged(s)).toEqual([1, 3]);
+    const problems = checkAll(s.log, { verdicts: s.verdicts, tested: s.tested(), skipIntermediate: false });
+    expect(problems).toEqual([]);
   });
 });
