@@ -75,8 +75,6 @@ export function enterQueue(t: Transition, pr: PullRequestSnapshot, rule: QueueRu
     seq,
     headSha: pr.headSha,
     waitingForAhead: null,
-    freeze: { seconds: 0, since: null },
-    schedule: { seconds: 0, since: null },
   };
   putSession(t, session);
   emit(t, enterEvent(t, session));

@@ -36,7 +36,7 @@ export function summarizeSessions(sessions: QueueState['sessions']): SessionsSum
   const summary: SessionsSummary = { sizes: {}, anyHeld: false, anyWaitingForAhead: false };
   for (const s of Object.values(sessions)) {
     for (const key of sizeKeys(s)) summary.sizes[key] = (summary.sizes[key] ?? 0) + 1;
-    if (s.freeze.since !== null || s.schedule.since !== null) summary.anyHeld = true;
+    if ((s.freeze?.since ?? null) !== null || (s.schedule?.since ?? null) !== null) summary.anyHeld = true;
     if (s.waitingForAhead !== null) summary.anyWaitingForAhead = true;
   }
   summaryMemo.set(sessions, summary);

@@ -21,9 +21,9 @@ export function planHeldTime(t: Transition): void {
   for (const session of Object.values(t.state.sessions)) {
     const frozen = hasFreezes && isFrozen(t.state, session.number, t.now);
     const scheduled = hasSchedules && isOutsideSchedule(t, session);
-    const freeze = toggle(session.freeze, frozen, t);
-    const schedule = toggle(session.schedule, scheduled, t);
-    if (freeze !== session.freeze || schedule !== session.schedule)
+    const freeze = toggle(session.freeze ?? NEVER_HELD, frozen, t);
+    const schedule = toggle(session.schedule ?? NEVER_HELD, scheduled, t);
+    if (freeze !== (session.freeze ?? NEVER_HELD) || schedule !== (session.schedule ?? NEVER_HELD))
       updated.push({ ...session, freeze, schedule });
   }
   putSessions(t, updated);
@@ -41,6 +41,9 @@ function isOutsideSchedule(t: Transition, session: Session): boolean {
 function isScheduleOnly(node: unknown): boolean {
   return JSON.stringify(node).includes('"kind":"schedule"');
 }
+
+/** A session's held time before it was ever held (its fields are absent then). */
+const NEVER_HELD: HeldTime = { seconds: 0, since: null };
 
 function toggle(held: HeldTime, on: boolean, t: Transition): HeldTime {
   if (on && held.since === null) return { ...held, since: t.nowIso };

@@ -116,7 +116,8 @@ export interface LeaveDetails {
 }
 
 export function leaveEvent(t: Transition, s: Session, leave: LeaveDetails): NewEvent {
-  const held = (h: Session['freeze']) => h.seconds + (h.since === null ? 0 : secondsBetween(h.since, t.now));
+  const held = (h: Session['freeze']) =>
+    h === undefined ? 0 : h.seconds + (h.since === null ? 0 : secondsBetween(h.since, t.now));
   return envelope(t, 'action.queue.leave', subject(s), {
     reason: renderLeaveReason(leave.code, leave.detail),
     merged: leave.merged,

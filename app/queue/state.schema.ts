@@ -68,8 +68,8 @@ const sessionSchema = z.object({
   cleared: z.literal(true).optional(),
   suspect: z.literal(true).optional(),
   orderedAt: iso.optional(),
-  freeze: heldSchema,
-  schedule: heldSchema,
+  freeze: heldSchema.optional(),
+  schedule: heldSchema.optional(),
 });
 
 const checkReportSchema = z.strictObject({

@@ -74,8 +74,9 @@ export interface Session {
    */
   suspect?: true;
   orderedAt?: string;
-  freeze: HeldTime;
-  schedule: HeldTime;
+  /** Absent until the pull request is first held: most never are (a third of a session's JSON). */
+  freeze?: HeldTime;
+  schedule?: HeldTime;
 }
 
 export interface PublishedCheckRun {
