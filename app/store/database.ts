@@ -61,12 +61,22 @@ export const PREPARED_MARK = '/* prepared */';
 /** Kysely's view of a pool: clients that prepare the statements marked {@link PREPARED_MARK}. */
 function preparingPool(pool: pg.Pool): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  // One name per text: pg prepares it on a connection the first time it runs there. The texts
+  // are few (the app's statements), so their names are kept rather than hashed at every run.
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `ty_${createHash('sha1').update(text).digest('base64url')}`;
+      if (names.size < 10_000) names.set(text, name);
+    }
+    return name;
+  };
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     query: ((text: unknown, values?: readonly unknown[]) =>
       typeof text === 'string' && text.startsWith(PREPARED_MARK)
         ? client.query({
-            // One name per text: pg prepares it on a connection the first time it runs there.
-            name: `ty_${createHash('sha1').update(text).digest('base64url')}`,
+            name: nameOf(text),
             text,
             values: values as unknown[],
           })
