@@ -2,9 +2,10 @@ import { abortBatchesFrom } from './abort.ts';
 import { findSuspects, isAside } from './aside.ts';
 import { computeEligible } from './embark.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
-import { computeEmbarked, orderWaiting } from './ordering.ts';
-import type { Batch } from './state.ts';
-import { currentLane, type Transition } from './transition.ts';
+import { summarizeSessions } from './gauges.ts';
+import { computeComparator, computeEmbarked, orderSessions, orderWaiting } from './ordering.ts';
+import type { Batch, Session } from './state.ts';
+import { currentLane, findSession, lanesOf, type Transition } from './transition.ts';
 
 /*
  * A frozen pull request keeps testing but cannot merge, and only a lane's head batch merges: a
@@ -13,7 +14,8 @@ import { currentLane, type Transition } from './transition.ts';
  * never share a batch with the others (planNextBatch), and whenever a pull request that may merge
  * is stuck behind a frozen one — a freeze started, a label changed, a pull request entered — the
  * batches from the first frozen one are rebuilt (SCHEDULED_FREEZE_STATUS_CHANGED). When the
- * freeze ends nothing needs rebuilding: the frozen batches are last and merge in turn.
+ * freeze ends (or stops matching a pull request), the pull requests it held take their place in
+ * queue order back: see planThawRebuild.
  */
 
 const rebuilt = {
@@ -21,7 +23,13 @@ const rebuilt = {
   reason: 'a scheduled freeze holds a pull request ahead of pull requests that may merge: batches rebuilt',
 } as const;
 
+const thawed = {
+  code: 'SCHEDULED_FREEZE_STATUS_CHANGED',
+  reason: 'a scheduled freeze no longer holds a pull request that goes before: batches rebuilt',
+} as const;
+
 export function planFreezeRebuild(t: Transition): void {
+  planThawRebuild(t);
   if (t.state.pause.paused || !isAnyFreezeActive(t.state, t.now)) return;
   const frozen = (number: number) => isFrozen(t.state, number, t.now);
   for (const stale of t.state.lanes) {
@@ -42,6 +50,39 @@ export function planFreezeRebuild(t: Transition): void {
       first: rebuilt,
       behind: rebuilt,
     });
+  }
+}
+
+/**
+ * Pull requests a freeze held at the previous step (their freeze period is still open, see
+ * held-time.ts) and no longer holds: in each of their lanes, the batches from the first one
+ * ahead of them holding a pull request that should come after them (by queue order, or still
+ * frozen) are rebuilt, so they embark again in queue order. Otherwise the overtaking would last:
+ * a pull request in several partitions that overtook one in a lane goes first in their other
+ * lanes too (findBehindElsewhere keeps one order in every shared lane), against queue order.
+ * Done even while paused: the freeze period closes at this step, whatever happens next.
+ */
+function planThawRebuild(t: Transition): void {
+  if (!summarizeSessions(t.state.sessions).anyHeld) return;
+  const released = Object.values(t.state.sessions).filter(
+    (s) => (s.freeze?.since ?? null) !== null && !isFrozen(t.state, s.number, t.now),
+  );
+  if (released.length === 0) return;
+  const compare = computeComparator(t.state.config);
+  const after = (session: Session, number: number) => {
+    const other = findSession(t.state, number);
+    return other !== undefined && (isFrozen(t.state, number, t.now) || compare(session, other) < 0);
+  };
+  for (const session of orderSessions(t.state.config, released)) {
+    for (const stale of lanesOf(t.state, session)) {
+      const lane = currentLane(t, stale);
+      const inLine = lane.batches.filter((batch) => !isAside(t.state.config, batch));
+      const own = inLine.findIndex((batch) => batch.numbers.includes(session.number));
+      const ahead = own < 0 ? inLine : inLine.slice(0, own);
+      const first = ahead.find((batch) => batch.numbers.some((n) => after(session, n)));
+      if (first === undefined || !isRebuildable(first)) continue;
+      abortBatchesFrom(t, { lane, index: lane.batches.indexOf(first), first: thawed, behind: thawed });
+    }
   }
 }
 
