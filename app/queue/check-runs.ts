@@ -2,6 +2,7 @@ import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
 import { computeBatchEtas } from './eta.ts';
 import { laneKey, orderLane } from './ordering.ts';
+import { describeQueuePosition } from './position-band.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
 
@@ -17,7 +18,7 @@ export function renderCheckRunTitle(
     const ahead = session.waitingForAhead.map((n) => `#${n}`).join(', ');
     return `${paused}Waiting for ${ahead} to leave the queue (conflict with a pull request ahead)`;
   }
-  return `${paused}Waiting in queue ${session.queueName} at position ${position}`;
+  return `${paused}Waiting in queue ${session.queueName} at position ${describeQueuePosition(position)}`;
 }
 
 function describeBatch(batch: Batch, number: number): string {

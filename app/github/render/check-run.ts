@@ -5,6 +5,7 @@ import type {
   LeftDetails,
   QueuedDetails,
 } from '../../queue/effects.ts';
+import { describeQueuePosition } from '../../queue/position-band.ts';
 
 /*
  * The summary of the "Trainyard" check run (STYLE.md G11), from the facts the engine decided:
@@ -36,7 +37,7 @@ function renderQueued(details: QueuedDetails): string {
   const lines: string[] = [];
   const partitions = details.partitions.map((p) => `\`${p}\``).join(', ');
   lines.push(
-    `Position ${details.position} in queue \`${details.queueName}\` (priority ${details.priorityAlias}, ${details.partitions.length > 1 ? 'partitions' : 'partition'} ${partitions}).`,
+    `Position ${describeQueuePosition(details.position)} in queue \`${details.queueName}\` (priority ${details.priorityAlias}, ${details.partitions.length > 1 ? 'partitions' : 'partition'} ${partitions}).`,
   );
   if (details.batch !== null) {
     const prs = details.batch.pullRequests.map((n) => `#${n}`).join(', ');

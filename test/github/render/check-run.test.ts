@@ -71,6 +71,12 @@ describe('the summary of the Trainyard check run', () => {
     );
   });
 
+  it('deep in a lane, the position band the title shows (published only when it changes)', () => {
+    expect(renderCheckRunSummary({ ...waiting, position: 37 }).split('\n')[0]).toMatchInlineSnapshot(
+      `"Position 26–50 in queue \`default\` (priority medium, partition \`__default__\`)."`,
+    );
+  });
+
   it('in several partitions, with a priority rule', () => {
     const summary = renderCheckRunSummary({ ...waiting, priorityAlias: 'high', partitions: ['web', 'api'] });
     expect(summary.split('\n')[0]).toMatchInlineSnapshot(
