@@ -84,12 +84,15 @@ export function diffStates(previous: unknown, next: unknown): StateChanges {
     const before = (previous[collection] as Json | undefined) ?? {};
     const after = (next[collection] as Json | undefined) ?? {};
     if (before === after) continue;
-    for (const [key, value] of Object.entries(after)) {
+    // for…in, not Object.entries: a merge changes three collections of a thousand entries each,
+    // and their [key, value] pairs were most of what a save allocated.
+    for (const key in after) {
+      const value = after[key];
       const old = before[key];
       if (old === value || (old !== undefined && isDeepStrictEqual(old, value))) continue;
       upserts.push({ collection, key, value: JSON.stringify(value) });
     }
-    for (const key of Object.keys(before)) {
+    for (const key in before) {
       if (!Object.hasOwn(after, key)) deletes.push({ collection, key });
     }
   }
