@@ -9,12 +9,16 @@ import type { GithubOctokit } from './octokit.ts';
  * their bodies itself.
  */
 export function useNativeJsonResponses(octokit: GithubOctokit): void {
+  // The request options this hook turned parsing off in (a retry passes them here again).
+  const ours = new WeakSet<object>();
   octokit.hook.wrap('request', async (request, options) => {
     // A caller that asked for the raw body (a download) keeps it.
-    if (options.request?.parseSuccessResponseBody === false) return request(options);
+    const raw = options.request?.parseSuccessResponseBody === false;
+    if (raw && !ours.has(options.request as object)) return request(options);
     // Set on the options themselves: before-after-hook hands every inner hook the options the
     // request began with, whatever an outer hook passes on.
     options.request = { ...options.request, parseSuccessResponseBody: false };
+    ours.add(options.request);
     const response = await request(options);
     response.data = await readBody(
       response.data as ReadableStream<Uint8Array> | string | undefined,

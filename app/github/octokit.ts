@@ -1,5 +1,6 @@
 import { ProbotOctokit } from 'probot';
 import { useNativeJsonResponses } from './native-json-responses.ts';
+import { useRequestRetries } from './request-retries.ts';
 
 /** Octokit with Probot's plugins: REST methods, pagination, retry, throttling. */
 export type GithubOctokit = InstanceType<typeof ProbotOctokit>;
@@ -105,7 +106,7 @@ export class InstallationOctokits {
           installationId,
         },
       });
-      useNativeJsonResponses(octokit);
+      useOurRequestHooks(octokit, this.options.policy);
       this.octokits.set(installationId, octokit);
     }
     return octokit;
@@ -123,8 +124,20 @@ export function createTokenOctokit(params: {
     ...octokitOptions({ ...params, throttleId: 'token' }),
     auth: { token: params.token },
   });
-  useNativeJsonResponses(octokit);
+  useOurRequestHooks(octokit, params.policy);
   return octokit;
+}
+
+/** Answers read with JSON.parse, and failures retried, on every octokit of the app. */
+function useOurRequestHooks(octokit: GithubOctokit, policy: RequestPolicy): void {
+  useNativeJsonResponses(octokit);
+  useRequestRetries(octokit, {
+    retries: policy.retries,
+    baseDelayMs: policy.retryBaseDelayMs,
+    // Octokit retries every 4xx but these by default; 405 and 409 are answers too (merge refused,
+    // conflict), and retrying them only delays the result input.
+    doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 451],
+  });
 }
 
 function octokitOptions(params: {
@@ -139,14 +152,8 @@ function octokitOptions(params: {
   return {
     log: params.log ?? silentLog,
     ...(params.baseUrl === undefined ? {} : { baseUrl: params.baseUrl.replace(/\/+$/, '') }),
-    retry: {
-      enabled: policy.retries > 0,
-      retries: policy.retries,
-      retryAfterBaseValue: policy.retryBaseDelayMs,
-      // Octokit retries every 4xx but these by default; 405 and 409 are answers too (merge refused,
-      // conflict), and retrying them only delays the result input.
-      doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 451],
-    },
+    // Retried by useRequestRetries instead (see why there).
+    retry: { enabled: false },
     throttle: {
       enabled: policy.throttle,
       id: params.throttleId,

@@ -29,6 +29,22 @@ describe('request policy: what is retried inside a request, and what the outbox 
     expect(github.isDone()).toBe(true);
   });
 
+  it('a server error that lasts is retried `retries` times, then thrown as transient', async () => {
+    nockGetRepository(github, {
+      reply: { status: 503, message: 'Unavailable' },
+      times: 1 + retrying.retries,
+    });
+
+    const error = await github
+      .client(retrying)
+      .getRepository()
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ status: 503, transient: true });
+    expect(github.requests).toHaveLength(1 + retrying.retries);
+    expect(github.isDone()).toBe(true);
+  });
+
   it('with retries off, a server error throws a transient error at once', async () => {
     nockGetRepository(github, { reply: { status: 502, message: 'Server Error' } });
 
