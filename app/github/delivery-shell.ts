@@ -23,6 +23,7 @@ import {
   type RepositoryPayload,
   resolveRepositoryContext,
 } from './repository-context.ts';
+import type { RepositoryLookup } from './repository-lookup.ts';
 import type { RepositoryChange } from './webhooks/repository-change.ts';
 
 /** What the Probot handlers need from the process: resolved once, at start-up. */
@@ -30,6 +31,8 @@ export interface DeliveryShell {
   store: Store;
   octokits: InstallationOctokits;
   cache: FactsCache;
+  /** Repository rows by name, kept a few seconds (one round trip fewer per delivery group). */
+  repositories: RepositoryLookup;
   /** The GitHub App's slug: commands are `@<slug> queue`. */
   appSlug: string;
   ids: IdSource;
@@ -103,6 +106,7 @@ async function resolveContext(
     resolveRepositoryContext({
       store: shell.store,
       octokits: shell.octokits,
+      repositories: shell.repositories,
       payload,
       shareReads: shared !== undefined,
     });
@@ -130,6 +134,8 @@ export async function applyRepositoryChanges(
   changes: RepositoryChange[],
 ): Promise<void> {
   const db = shell.store.db;
+  // Rows change here: the lookups read them again (also when a change below fails half-way).
+  shell.repositories.forgetAll();
   for (const change of changes) {
     switch (change.kind) {
       case 'added': {

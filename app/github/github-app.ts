@@ -19,6 +19,7 @@ import {
   type RequestPolicy,
 } from './octokit.ts';
 import { OutboxWorker } from './outbox-worker.ts';
+import { RepositoryLookup } from './repository-lookup.ts';
 import { Scheduler } from './scheduler.ts';
 import { registerWebhookEndpoint } from './webhook-endpoint.ts';
 import { WebhookInbox } from './webhook-inbox.ts';
@@ -85,6 +86,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     store,
     octokits,
     cache: new FactsCache(),
+    repositories: new RepositoryLookup(),
     appSlug,
     ids,
     now,

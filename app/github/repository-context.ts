@@ -1,10 +1,11 @@
 import { CONFIG_PATH, parseConfig } from '../config/load-config.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import type { Store } from '../store/database.ts';
-import { findRepository, type Repository, saveInstalledRepository } from '../store/repositories.ts';
+import { type Repository, saveInstalledRepository } from '../store/repositories.ts';
 import type { RepositoryClient } from './client.ts';
 import type { InstallationOctokits } from './octokit.ts';
 import { createInstallationRepositoryClient } from './repository-client.ts';
+import type { RepositoryLookup } from './repository-lookup.ts';
 import { shareReads } from './shared-reads.ts';
 
 /** The part of every repository webhook payload the shell needs to find its repository. */
@@ -31,6 +32,7 @@ export interface RepositoryContext {
 export async function resolveRepositoryContext(params: {
   store: Store;
   octokits: InstallationOctokits;
+  repositories: RepositoryLookup;
   payload: RepositoryPayload;
   /** The client's reads are shared by the deliveries of a group (shared-reads.ts). */
   shareReads?: boolean;
@@ -46,7 +48,7 @@ export async function resolveRepositoryContext(params: {
     repo: repo.name,
   });
   const client = params.shareReads === true ? shareReads(own) : own;
-  const known = await findRepository(params.store.db, owner, repo.name);
+  const known = await params.repositories.find(params.store.db, owner, repo.name);
   if (known !== null && known.installationId === String(installationId)) {
     return { repository: known, client, bootstrap: [] };
   }
@@ -58,6 +60,7 @@ export async function resolveRepositoryContext(params: {
     installationId,
     defaultBranch,
   });
+  params.repositories.keep(repository);
   const bootstrap = known === null ? [await fetchConfigInput(client, defaultBranch)] : [];
   return { repository, client, bootstrap };
 }
