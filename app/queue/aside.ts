@@ -184,15 +184,16 @@ export function markCleared(t: Transition, numbers: readonly number[]): void {
 }
 
 /**
- * The waiting pull requests a new batch may take: with bisect_aside, cleared ones embark only
- * with cleared ones — a leading run in queue order, so nobody waiting is overtaken.
+ * Cleared pull requests at the front of the waiting ones (in queue order): a batch starting with
+ * them embarks at once and takes them all (up to the batch size's max), then fills up with the
+ * pull requests behind. Cleared ones used to embark only with cleared ones, but that cost a run
+ * for a batch of often one or two. Measured (seeds 1-3, 14 days): mid p95 453 → 419 min, CI min
+ * per merged PR 17.8 → 17.5; burst p95 600 → 558, CI 18.6 → 18.4; monorepo merged/h 22.8 → 24.9,
+ * p95 7705 → 6990 min, CI 40.8 → 42.0 (more merged, slightly more runs per merge).
  */
-export function takeLikeFirst(sessions: readonly Session[]): Session[] {
-  const first = sessions[0];
-  if (first === undefined) return [];
-  const cleared = first.cleared === true;
-  const end = sessions.findIndex((s) => (s.cleared === true) !== cleared);
-  return end < 0 ? [...sessions] : sessions.slice(0, end);
+export function countLeadingCleared(sessions: readonly Session[]): number {
+  const end = sessions.findIndex((s) => s.cleared !== true);
+  return end < 0 ? sessions.length : end;
 }
 
 /** Embarking consumes the mark: a cleared pull request that fails again is a suspect again. */

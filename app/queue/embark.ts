@@ -1,5 +1,5 @@
 import type { QueueRule, TrainyardConfig } from '../config/config.schema.ts';
-import { consumeCleared, findSuspects, isAside, markOvertaken, takeLikeFirst } from './aside.ts';
+import { consumeCleared, countLeadingCleared, findSuspects, isAside, markOvertaken } from './aside.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { findBehindElsewhere } from './cross-partition.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
@@ -142,11 +142,13 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
     (s) => s.queueName === rule.name && (!isAnyFreezeActive(t.state, t.now) || frozen(s) === frozen(first)),
   );
   const size = computeBatchSize(rule, sameRule.length, maxParallel);
-  const alike = config.merge_queue.bisect_aside ? takeLikeFirst(sameRule) : sameRule;
-  // Cleared pull requests go at once: they only wait for the batches that overtook them.
-  if (alike[0]?.cleared === true)
-    return { kind: 'ready', sessions: alike.slice(0, rule.batch_size.max), rule };
-  const sessions = alike.slice(0, size);
+  // Cleared pull requests go at once: they only wait for the batches that overtook them. Those
+  // waiting behind fill the batch up: a run costs the same whatever it holds.
+  if (config.merge_queue.bisect_aside && sameRule[0]?.cleared === true) {
+    const take = Math.min(rule.batch_size.max, Math.max(size, countLeadingCleared(sameRule)));
+    return { kind: 'ready', sessions: sameRule.slice(0, take), rule };
+  }
+  const sessions = sameRule.slice(0, size);
   if (sessions.length >= size) return { kind: 'ready', sessions, rule };
   const oldest = Math.min(...sessions.map((s) => Date.parse(s.queuedAt)));
   const deadline = oldest + rule.batch_max_wait_time * 1000;

@@ -62,8 +62,8 @@ export interface Session {
   waitingForAhead: number[] | null;
   /**
    * With bisect_aside: passed a test on top of the pull requests ahead, then went back to waiting
-   * because the queue moved on (app/queue/aside.ts). It embarks with cleared pull requests only,
-   * so that untested ones cannot fail its batch again.
+   * because the queue moved on (app/queue/aside.ts). It embarks at once, at the front of its
+   * batch (see countLeadingCleared).
    */
   cleared?: true;
   /**
