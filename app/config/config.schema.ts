@@ -155,9 +155,7 @@ export const mergeQueueSchema = strictMapping({
   // without waiting; its innocent pull requests go back to waiting (see app/queue/aside.ts).
   bisect_aside: z.boolean().default(false),
   // With bisect_aside: probes per round of a bisection (default 2: cut in thirds). 1 searches by
-  // halves — one probe a round, fewer runs, one more round — for batches whose pull requests are
-  // all in one partition; a batch holding a pull request of several partitions keeps two, since
-  // its suspects hold up their other lanes until cleared (see app/queue/bisection.ts).
+  // halves — one probe a round, fewer runs, one more round (see app/queue/bisection.ts).
   bisect_aside_probes: z.union([z.literal(1), z.literal(2)]).optional(),
   // Batches in line per partition — under test, passed or merging — default unbounded. A passed
   // batch whose pull request of several partitions waits for another partition to validate it

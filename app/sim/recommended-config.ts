@@ -35,9 +35,10 @@ export const RECOMMENDED_CONFIG: TrainyardConfigInput = {
     max_parallel_checks: 2,
     // A failed batch is bisected aside; the queue does not wait for it (app/queue/aside.ts).
     bisect_aside: true,
-    // Probes run beside the line and rarely merge: search by halves, one probe a round (batches
-    // in several partitions keep two). Measured (mid, seeds 1-3, 14 days): CI min per merged PR
-    // 19.9 → 17.6 (bors-ng: 18.8), p95 465 → 427 min; burst 18.7 CI min, p95 566.
+    // Probes run beside the line and rarely merge: search by halves, one probe a round, batches in
+    // several partitions too. Measured (mid, seeds 1-3, 14 days): CI min per merged PR 19.9 → 17.6
+    // (bors-ng: 18.8), p95 465 → 427 min; burst 18.7 CI min, p95 566. Monorepo, with batches in
+    // several partitions at one probe too: CI min per merged PR 42.0 → 39.3 (app/queue/bisection.ts).
     bisect_aside_probes: 1,
     // A passed batch whose pull request of another partition is not validated there yet holds its
     // lane: one batch in line besides the two under test, not a growing stack rebuilt whenever a
