@@ -1026,8 +1026,9 @@ const mapFields = ['notAccepted', 'mix', 'handlingByEvent', 'warnings'] as const
 
 /**
  * Each back end in a Trainyard process of its own, as a deployment runs one: what a run leaves
- * behind (PGlite's heap, a grown old generation) is not charged to the next. With both in one
- * process, the PostgreSQL run after PGlite's showed 225 ms event-loop stalls and p99 251 ms.
+ * behind (PGlite's heap, a grown old generation) is not charged to the next. (With both in one
+ * process, a PostgreSQL run after PGlite's once showed a 225 ms event-loop stall; run-to-run
+ * variation on this machine is as large, so no gain is claimed for it.)
  */
 async function runBackendInChild(backend: 'pglite' | 'postgres', privateKey: string): Promise<RunResult> {
   const app = startChild('app', [backend]);
