@@ -5,8 +5,7 @@ import type { GithubOctokit } from './octokit.ts';
  * json-with-bigint (a regular-expression pass over the text, then a reviver on every value), to
  * keep integers beyond 2^53 exact as BigInts — which JSON.stringify then refuses, and GitHub's
  * REST ids are far below that. That parse was a twentieth of the app's CPU on the webhook
- * benchmark. Errors are untouched: octokit reads
- * their bodies itself.
+ * benchmark. Errors are untouched: octokit reads their bodies itself.
  */
 export function useNativeJsonResponses(octokit: GithubOctokit): void {
   // The request options this hook turned parsing off in (a retry passes them here again).

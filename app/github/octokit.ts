@@ -2,7 +2,7 @@ import { ProbotOctokit } from 'probot';
 import { useNativeJsonResponses } from './native-json-responses.ts';
 import { useRequestRetries } from './request-retries.ts';
 
-/** Octokit with Probot's plugins: REST methods, pagination, retry, throttling. */
+/** Octokit with Probot's plugins (REST methods, pagination, throttling) and our request hooks. */
 export type GithubOctokit = InstanceType<typeof ProbotOctokit>;
 
 /** The GitHub App's identity: effects run from the outbox, so they authenticate as the app. */

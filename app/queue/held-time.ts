@@ -21,10 +21,11 @@ export function planHeldTime(t: Transition): void {
   for (const session of Object.values(t.state.sessions)) {
     const frozen = hasFreezes && isFrozen(t.state, session.number, t.now);
     const scheduled = hasSchedules && isOutsideSchedule(t, session);
-    const freeze = toggle(session.freeze ?? NEVER_HELD, frozen, t);
-    const schedule = toggle(session.schedule ?? NEVER_HELD, scheduled, t);
-    if (freeze !== (session.freeze ?? NEVER_HELD) || schedule !== (session.schedule ?? NEVER_HELD))
-      updated.push({ ...session, freeze, schedule });
+    const heldFreeze = session.freeze ?? NEVER_HELD;
+    const heldSchedule = session.schedule ?? NEVER_HELD;
+    const freeze = toggle(heldFreeze, frozen, t);
+    const schedule = toggle(heldSchedule, scheduled, t);
+    if (freeze !== heldFreeze || schedule !== heldSchedule) updated.push({ ...session, freeze, schedule });
   }
   putSessions(t, updated);
 }

@@ -19,6 +19,20 @@ describe('the stored state', () => {
     expect(queueStateSchema.parse(stored)).toEqual(s.state);
   });
 
+  it('a session never held stores no held times, and one stored with them (before they were left out) still parses', () => {
+    const s = scenario();
+    s.queue(1).runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const session = s.state.sessions['1']!;
+    expect(Object.keys(session)).not.toContain('freeze');
+    expect(Object.keys(session)).not.toContain('schedule');
+    const held = { seconds: 0, since: null };
+    const older = { ...s.state, sessions: { '1': { ...session, freeze: held, schedule: held } } };
+    expect(queueStateSchema.parse(JSON.parse(JSON.stringify(older))).sessions['1']).toMatchObject({
+      freeze: held,
+      schedule: held,
+    });
+  });
+
   it('rejects a batch holding a pull request that is not queued', () => {
     const s = scenario();
     s.queue(1).runUntilIdle({ ci: () => 'hang', until: '1m' });
