@@ -5,7 +5,7 @@ import type { QueueInput } from '../queue/inputs.ts';
 import type { Db } from '../store/database.ts';
 import {
   claimOutbox,
-  completeOutbox,
+  completeOutboxStatement,
   findNextOutboxTime,
   type OutboxRow,
   retryOutbox,
@@ -152,10 +152,7 @@ export class OutboxWorker {
         inputs,
         now,
         ids: this.options.ids,
-        within: async (tx) => {
-          if (!(await completeOutbox(tx, row, now))) throw new LeaseLostError();
-          return undefined;
-        },
+        guard: { statement: completeOutboxStatement(row, now), lost: () => new LeaseLostError() },
       });
       log.debug({ results: inputs.map((i) => i.type) }, 'outbox: effect done');
     } catch (error) {

@@ -50,6 +50,15 @@ export interface StoreOptions {
 
 export const defaultDataDir = './.trainyard/db';
 
+// Each store's Kysely handle and the pool under it: for sending several statements in one
+// message (app/store/step-in-one-trip.ts), which Kysely's driver does not do.
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The node-postgres pool under a store's `db` (undefined for any other Kysely handle). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 /**
  * A statement whose SQL text starts with this comment runs as a named prepared statement:
  * parsed and planned once per connection, then only bound and run. For the large statements
@@ -127,6 +136,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       throw error;
     }
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    pools.set(db, pool);
     const inboxDb = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool: preparingPool(connect(options.inboxConnections ?? 4)) }),
     });
@@ -155,6 +165,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
     await migrate(pool);
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    pools.set(db, pool);
     const instance = pglite;
     return {
       db,

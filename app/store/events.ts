@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { insertEventsWithProjections } from '../stats/projection.ts';
+import { eventsWithProjectionsStatement, insertEventsWithProjections } from '../stats/projection.ts';
 import type { Queryable, Tx } from './database.ts';
 
 /** An event as the store writes it; the caller has validated it against the shared schemas. */
@@ -58,25 +58,47 @@ export async function appendEvents(
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += APPEND_CHUNK) {
     const chunk = events.slice(i, i + APPEND_CHUNK);
-    // The metadata travel as one JSON array, zipped with the other columns (ROWS FROM): one
-    // JSON.stringify and one parse, rather than a text array of JSON texts the client escapes
-    // and the server unescapes.
-    const insert = sql`
-      INSERT INTO events (repository_id, type, received_at, trigger, pull_request, base_ref, metadata)
-      SELECT ${repositoryId}::bigint, t.type, t.received_at, t.trigger, t.pull_request, t.base_ref, t.metadata
-      FROM ROWS FROM (
-        unnest(${chunk.map((e) => e.type)}::text[]),
-        unnest(${chunk.map((e) => e.receivedAt.toISOString())}::timestamptz[]),
-        unnest(${chunk.map((e) => e.trigger)}::text[]),
-        unnest(${chunk.map((e) => e.pullRequest)}::int4[]),
-        unnest(${chunk.map((e) => e.baseRef)}::text[]),
-        jsonb_array_elements(${JSON.stringify(chunk.map((e) => e.metadata))}::jsonb)
-      ) WITH ORDINALITY AS t(type, received_at, trigger, pull_request, base_ref, metadata, n)
-      ORDER BY t.n
-      RETURNING id`;
-    for (const id of await insertEventsWithProjections(tx, repositoryId, chunk, insert)) ids.push(id);
+    for (const id of await insertEventsWithProjections(
+      tx,
+      repositoryId,
+      chunk,
+      insertStatement(repositoryId, chunk),
+    )) {
+      ids.push(id);
+    }
   }
   return ids;
+}
+
+/**
+ * appendEvents as one statement, for a caller that sends it with others
+ * (step-in-one-trip.ts); null when it takes more than one (more events than a chunk).
+ */
+export function appendEventsStatement(
+  repositoryId: string,
+  events: readonly EventToAppend[],
+): ReturnType<typeof eventsWithProjectionsStatement> | null {
+  if (events.length > APPEND_CHUNK) return null;
+  return eventsWithProjectionsStatement(repositoryId, events, insertStatement(repositoryId, events));
+}
+
+function insertStatement(repositoryId: string, chunk: readonly EventToAppend[]) {
+  // The metadata travel as one JSON array, zipped with the other columns (ROWS FROM): one
+  // JSON.stringify and one parse, rather than a text array of JSON texts the client escapes
+  // and the server unescapes.
+  return sql`
+    INSERT INTO events (repository_id, type, received_at, trigger, pull_request, base_ref, metadata)
+    SELECT ${repositoryId}::bigint, t.type, t.received_at, t.trigger, t.pull_request, t.base_ref, t.metadata
+    FROM ROWS FROM (
+      unnest(${chunk.map((e) => e.type)}::text[]),
+      unnest(${chunk.map((e) => e.receivedAt.toISOString())}::timestamptz[]),
+      unnest(${chunk.map((e) => e.trigger)}::text[]),
+      unnest(${chunk.map((e) => e.pullRequest)}::int4[]),
+      unnest(${chunk.map((e) => e.baseRef)}::text[]),
+      jsonb_array_elements(${JSON.stringify(chunk.map((e) => e.metadata))}::jsonb)
+    ) WITH ORDINALITY AS t(type, received_at, trigger, pull_request, base_ref, metadata, n)
+    ORDER BY t.n
+    RETURNING id`;
 }
 
 function filterSql(repositoryId: string, filters: EventFilters) {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Effect } from '../queue/effects.ts';
 import type { Queryable, Tx } from './database.ts';
 
@@ -36,21 +36,30 @@ export async function enqueueEffects(
   tx: Tx,
   params: { repositoryId: string; effects: readonly Effect[]; now: Date },
 ): Promise<Enqueued[]> {
+  const statement = enqueueEffectsStatement(params);
+  return statement === null ? [] : (await statement.execute(tx)).rows;
+}
+
+/** enqueueEffects' statement (null when there is nothing to add), for a caller that sends it with others. */
+export function enqueueEffectsStatement(params: {
+  repositoryId: string;
+  effects: readonly Effect[];
+  now: Date;
+}): RawBuilder<Enqueued> | null {
   // The same key twice in one step: the first one stands, as it would across steps.
   const byKey = new Map<string, Effect>();
   for (const effect of params.effects) if (!byKey.has(effect.key)) byKey.set(effect.key, effect);
   const effects = [...byKey.values()];
-  if (effects.length === 0) return [];
+  if (effects.length === 0) return null;
   const now = params.now.toISOString();
-  const result = await sql<Enqueued>`
+  return sql<Enqueued>`
     INSERT INTO outbox (repository_id, key, effect, created_at, available_at)
     SELECT ${params.repositoryId}::bigint, t.key, t.effect, ${now}::timestamptz, ${now}::timestamptz
     FROM unnest(${effects.map((e) => e.key)}::text[], ${effects.map((e) => JSON.stringify(e))}::jsonb[])
       WITH ORDINALITY AS t(key, effect, n)
     ORDER BY t.n
     ON CONFLICT (repository_id, key) WHERE done_at IS NULL DO NOTHING
-    RETURNING id, key`.execute(tx);
-  return result.rows;
+    RETURNING id, key`;
 }
 
 interface ClaimedRow {
@@ -119,14 +128,15 @@ export interface OutboxLease {
  * then drop its result.
  */
 export async function completeOutbox(tx: Tx, lease: OutboxLease, now: Date): Promise<boolean> {
-  const result = await tx
-    .updateTable('outbox')
-    .set({ done_at: now, leased_until: null })
-    .where('id', '=', lease.id)
-    .where('attempts', '=', lease.attempts)
-    .where('done_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return (await completeOutboxStatement(lease, now).execute(tx)).rows.length > 0;
+}
+
+/** completeOutbox's statement: it returns a row when the lease held (runStep's `guard`). */
+export function completeOutboxStatement(lease: OutboxLease, now: Date): RawBuilder<{ id: string }> {
+  return sql<{ id: string }>`
+    UPDATE outbox SET done_at = ${now.toISOString()}::timestamptz, leased_until = NULL
+    WHERE id = ${lease.id}::bigint AND attempts = ${lease.attempts}::int AND done_at IS NULL
+    RETURNING id`;
 }
 
 /** Releases a claimed row for another attempt at `availableAt`; false when the lease was lost. */

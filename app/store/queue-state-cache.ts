@@ -23,6 +23,15 @@ export class QueueStateCache {
     return entry.state;
   }
 
+  /** The state kept for a repository, whatever its version (the store may have moved on since). */
+  latest(repositoryId: string): { version: string; state: QueueState } | undefined {
+    const entry = this.entries.get(repositoryId);
+    if (entry === undefined) return undefined;
+    this.entries.delete(repositoryId);
+    this.entries.set(repositoryId, entry);
+    return entry;
+  }
+
   /** Keeps a state once its transaction committed. */
   set(repositoryId: string, version: string, state: QueueState): void {
     this.entries.delete(repositoryId);

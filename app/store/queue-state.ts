@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Queryable } from './database.ts';
 import { assembleState, diffStates, type StateEntry } from './queue-state-entries.ts';
 
@@ -41,15 +41,34 @@ export async function saveQueueState(
   now: Date,
   previous?: unknown,
 ): Promise<string> {
+  let version = '';
+  for (const statement of saveQueueStateStatements(repositoryId, state, now, previous)) {
+    const { rows } = await statement.execute(db);
+    version = (rows[0] as { version?: string } | undefined)?.version ?? version;
+  }
+  return version;
+}
+
+/**
+ * saveQueueState's statements, in order, for a caller that sends them with others
+ * (step-in-one-trip.ts): the last one returns the new version.
+ */
+export function saveQueueStateStatements(
+  repositoryId: string,
+  state: unknown,
+  now: Date,
+  previous?: unknown,
+): RawBuilder<unknown>[] {
   const changes = diffStates(previous ?? null, state);
+  const statements: RawBuilder<unknown>[] = [];
   if (changes.replaceAll) {
-    await sql`DELETE FROM queue_state_entries WHERE repository_id = ${repositoryId}::bigint`.execute(db);
+    statements.push(sql`DELETE FROM queue_state_entries WHERE repository_id = ${repositoryId}::bigint`);
   }
   const upserts = changes.upserts;
   const deletes = changes.deletes;
   // One statement: the entries' deletes and upserts touch different keys, so they do not
   // meet in the snapshot the statement's parts share.
-  const { rows } = await sql<{ version: string }>`
+  statements.push(sql<{ version: string }>`
     WITH saved AS (
       INSERT INTO queue_state AS q (repository_id, state, version, updated_at)
       VALUES (${repositoryId}::bigint, coalesce(${changes.core}::jsonb, '{}'::jsonb), 1, ${now})
@@ -69,8 +88,8 @@ export async function saveQueueState(
       ORDER BY u.n
       ON CONFLICT (repository_id, collection, key) DO UPDATE SET value = excluded.value
     )
-    SELECT version FROM saved`.execute(db);
-  return rows[0]!.version;
+    SELECT version FROM saved`);
+  return statements;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { PREPARED_MARK, type Tx } from './database.ts';
 
 // Namespace of the two-key advisory locks, so ours never collide with another app's.
@@ -20,4 +20,15 @@ export async function lockRepository(tx: Tx, repositoryId: string, lockTimeoutMs
   await sql`${sql.raw(PREPARED_MARK)}
     WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true))
     SELECT ${lock} FROM timeout`.execute(tx);
+}
+
+/**
+ * lockRepository with a bounded wait as two statements, for a caller that sends them with
+ * others in one message (app/store/step-in-one-trip.ts): the timeout is set by the first.
+ */
+export function lockRepositoryStatements(repositoryId: string, lockTimeoutMs: number): RawBuilder<unknown>[] {
+  return [
+    sql`SELECT set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)`,
+    sql`SELECT pg_advisory_xact_lock(${REPOSITORY_LOCK_CLASS}::int4, ${Number(repositoryId)}::int4)`,
+  ];
 }

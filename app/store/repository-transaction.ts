@@ -28,7 +28,11 @@ export async function inRepositoryTransaction<T>(
       return work(tx);
     });
   } catch (error) {
-    if (conflictCodes.has((error as { code?: string }).code ?? '')) throw new WriteConflictError(error);
-    throw error;
+    throw asWriteConflict(error);
   }
+}
+
+/** A database error that means "another writer is in the way" as a WriteConflictError; anything else as it is. */
+export function asWriteConflict(error: unknown): unknown {
+  return conflictCodes.has((error as { code?: string }).code ?? '') ? new WriteConflictError(error) : error;
 }

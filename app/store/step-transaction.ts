@@ -1,18 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { NewEvent } from '../../shared/schemas/event.schema.ts';
+import type { RawBuilder } from 'kysely';
 import { defaultConfig } from '../config/config.schema.ts';
-import type { Effect } from '../queue/effects.ts';
 import type { IdSource } from '../queue/ids.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import { initialState, queueStateSchema } from '../queue/state.schema.ts';
 import type { QueueState } from '../queue/state.ts';
-import { step } from '../queue/step.ts';
 import type { Db, Tx } from './database.ts';
-import { appendEvents, type EventToAppend } from './events.ts';
+import { runEngine } from './engine-run.ts';
+import { appendEvents } from './events.ts';
 import { type Enqueued, enqueueEffects } from './outbox.ts';
 import { loadQueueState, loadQueueStateVersion, saveQueueState } from './queue-state.ts';
 import { queueStateCacheOf } from './queue-state-cache.ts';
 import { inRepositoryTransaction } from './repository-transaction.ts';
+import { runStepInOneTrip } from './step-in-one-trip.ts';
 import { saveTimers } from './timers.ts';
 import { completeDeliveriesForStep, type DeliveryLease } from './webhook-deliveries.ts';
 
@@ -35,6 +35,12 @@ export interface StepRequest {
    * meanwhile rolls the step back (DeliveryLeaseLostError), so a delivery applies exactly once.
    */
   deliveries?: readonly DeliveryLease[];
+  /**
+   * A statement run first in the transaction that must return a row (an outbox row's
+   * completion, which returns none when the lease was lost); when it returns none the step
+   * rolls back with `lost()`. Unlike `within`, it lets the step go in one trip (step-in-one-trip.ts).
+   */
+  guard?: { statement: RawBuilder<unknown>; lost: () => Error };
 }
 
 export interface StepOutcome {
@@ -49,15 +55,26 @@ export interface StepOutcome {
 
 /**
  * The only place the engine runs (STYLE.md G13). One transaction under the repository's lock:
- * 1. `within`'s writes; 2. load the state (the initial one when none); 3. `step` each input;
- * 4. save the state (unless unchanged); 5. append the events; 6. enqueue the effects, wake-ups
- * as timers. Without inputs only step 1 runs. The returned state is shared: do not mutate it.
+ * 1. the guard and `within`'s writes; 2. load the state (the initial one when none); 3. `step`
+ * each input; 4. save the state (unless unchanged); 5. append the events; 6. enqueue the
+ * effects, wake-ups as timers. Without inputs only step 1 runs. When this process kept the state
+ * it last committed, the same transaction goes in two round trips (step-in-one-trip.ts). The
+ * returned state is shared: do not mutate it.
  */
 export async function runStep(request: StepRequest): Promise<StepOutcome> {
-  const { db, repositoryId, now, ids } = request;
+  const { db, repositoryId, now } = request;
   const cache = queueStateCacheOf(db);
+  // Ids a one-trip attempt drew and did not commit are handed out again first: with a seeded
+  // source, a step gives the same ids whichever way it commits.
+  const drawn: string[] = [];
+  const quick = await runStepInOneTrip({ ...request, ids: recordingIds(request.ids, drawn) }, cache);
+  if (quick !== null) return quick;
+  const ids = reusingIds(drawn, request.ids);
   let committed: { version: string; state: QueueState } | null = null;
   const outcome = await inRepositoryTransaction(db, repositoryId, async (tx) => {
+    if (request.guard !== undefined && (await request.guard.statement.execute(tx)).rows.length === 0) {
+      throw request.guard.lost();
+    }
     const more = (await request.within?.(tx)) ?? [];
     const inputs = [...more, ...request.inputs];
     const deliveries = request.deliveries ?? [];
@@ -72,15 +89,8 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
         : await loadQueueStateVersion(tx, repositoryId);
     const loaded =
       version === null ? initialState(defaultConfig) : await loadState(tx, repositoryId, version);
-    let state = loaded;
-    const events: NewEvent[] = [];
-    const effects: Effect[] = [];
-    for (const input of inputs) {
-      const result = step(state, input, { now, ids });
-      state = result.state;
-      events.push(...result.events);
-      effects.push(...result.effects);
-    }
+    const run = runEngine(loaded, inputs, { now, ids });
+    const state = run.state;
 
     // Unchanged parts of a state keep their objects, so comparing costs about the changed part.
     if (!isDeepStrictEqual(state, loaded)) {
@@ -90,21 +100,10 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
     } else if (version !== null) {
       committed = { version, state: loaded };
     }
-    const eventIds = await appendEvents(
-      tx,
-      repositoryId,
-      events.map((e) => toAppend(e, now)),
-    );
-    const wakeUps = effects.flatMap((e) =>
-      e.type === 'schedule_wake_up' ? [{ key: e.key, at: new Date(e.at) }] : [],
-    );
-    await saveTimers(tx, { repositoryId, timers: wakeUps });
-    const enqueued = await enqueueEffects(tx, {
-      repositoryId,
-      effects: effects.filter((e) => e.type !== 'schedule_wake_up'),
-      now,
-    });
-    return { state, enqueued, wakeUps, eventIds };
+    const eventIds = await appendEvents(tx, repositoryId, run.events);
+    await saveTimers(tx, { repositoryId, timers: run.wakeUps });
+    const enqueued = await enqueueEffects(tx, { repositoryId, effects: run.effects, now });
+    return { state, enqueued, wakeUps: run.wakeUps, eventIds };
   });
   // Only once committed: a rolled-back state must never be reused.
   if (committed !== null) {
@@ -121,13 +120,17 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
   }
 }
 
-function toAppend(event: NewEvent, now: Date): EventToAppend {
+function recordingIds(ids: IdSource, drawn: string[]): IdSource {
   return {
-    type: event.type,
-    receivedAt: event.received_at ? new Date(event.received_at) : now,
-    trigger: event.trigger,
-    pullRequest: event.pull_request,
-    baseRef: event.base_ref,
-    metadata: event.metadata as Record<string, unknown>,
+    uuid: () => {
+      const id = ids.uuid();
+      drawn.push(id);
+      return id;
+    },
   };
+}
+
+function reusingIds(drawn: readonly string[], ids: IdSource): IdSource {
+  let next = 0;
+  return { uuid: () => (next < drawn.length ? drawn[next++]! : ids.uuid()) };
 }

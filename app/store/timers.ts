@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Queryable, Tx } from './database.ts';
 
 /** A wake-up the engine asked for (`schedule_wake_up`): a `tick` is due at `dueAt`. */
@@ -13,16 +13,22 @@ export async function saveTimers(
   tx: Tx,
   params: { repositoryId: string; timers: readonly { key: string; at: Date }[] },
 ): Promise<void> {
+  await saveTimersStatement(params)?.execute(tx);
+}
+
+/** saveTimers' statement (null when there is nothing to set), for a caller that sends it with others. */
+export function saveTimersStatement(params: {
+  repositoryId: string;
+  timers: readonly { key: string; at: Date }[];
+}): RawBuilder<unknown> | null {
   // The last wake-up of a key in one step is the one that counts.
   const byKey = new Map(params.timers.map((t) => [t.key, t.at]));
-  if (byKey.size === 0) return;
-  await tx
-    .insertInto('timers')
-    .values([...byKey].map(([key, at]) => ({ repository_id: params.repositoryId, key, due_at: at })))
-    .onConflict((oc) =>
-      oc.columns(['repository_id', 'key']).doUpdateSet((eb) => ({ due_at: eb.ref('excluded.due_at') })),
-    )
-    .execute();
+  if (byKey.size === 0) return null;
+  return sql`
+    INSERT INTO timers (repository_id, key, due_at)
+    SELECT ${params.repositoryId}::bigint, t.key, t.due_at
+    FROM unnest(${[...byKey.keys()]}::text[], ${[...byKey.values()].map((at) => at.toISOString())}::timestamptz[]) AS t(key, due_at)
+    ON CONFLICT (repository_id, key) DO UPDATE SET due_at = excluded.due_at`;
 }
 
 interface TimerRow {

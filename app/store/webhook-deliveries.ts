@@ -225,7 +225,16 @@ export async function completeDeliveriesForStep(
   leases: readonly DeliveryLease[],
   params: { repositoryId: string; now: Date },
 ): Promise<{ version: string | null }> {
-  const result = await sql<{ done: string[] | null; version: string | null }>`${sql.raw(PREPARED_MARK)}
+  const result = await completeDeliveriesForStepStatement(leases, params).execute(tx);
+  return readCompletedForStep(result.rows[0], leases);
+}
+
+/** completeDeliveriesForStep's statement, for a caller that sends it with others (step-in-one-trip.ts). */
+export function completeDeliveriesForStepStatement(
+  leases: readonly DeliveryLease[],
+  params: { repositoryId: string; now: Date },
+): RawBuilder<CompletedForStepRow> {
+  return sql<CompletedForStepRow>`${sql.raw(PREPARED_MARK)}
     WITH done AS (
       UPDATE webhook_deliveries d
       SET processed_at = ${params.now.toISOString()}::timestamptz, leased_until = NULL, payload = NULL, last_error = NULL
@@ -234,10 +243,19 @@ export async function completeDeliveriesForStep(
       RETURNING d.delivery_id
     )
     SELECT (SELECT array_agg(delivery_id) FROM done) AS done,
-           (SELECT version FROM queue_state WHERE repository_id = ${params.repositoryId}::bigint) AS version`.execute(
-    tx,
-  );
-  const row = result.rows[0];
+           (SELECT version FROM queue_state WHERE repository_id = ${params.repositoryId}::bigint) AS version`;
+}
+
+export interface CompletedForStepRow {
+  done: string[] | null;
+  version: string | null;
+}
+
+/** The state version the statement read; throws DeliveryLeaseLostError when a delivery was not marked. */
+export function readCompletedForStep(
+  row: CompletedForStepRow | undefined,
+  leases: readonly DeliveryLease[],
+): { version: string | null } {
   const done = new Set(row?.done ?? []);
   const lost = leases.find((l) => !done.has(l.deliveryId));
   if (lost !== undefined) throw new DeliveryLeaseLostError(lost.deliveryId);
