@@ -45,7 +45,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -511,11 +511,25 @@ interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * The V8 flags `npm start` runs the server with (package.json's start script: a larger young
+ * generation), so that the measured Trainyard runs as it ships.
+ */
+function serverNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return manifest.scripts.start.split(/\s+/).filter((token) => /^--max-[a-z-]+=\d+$/.test(token));
+}
+
 function startChild(role: 'github' | 'sender' | 'app', args: string[] = []): Child {
   const child = fork(fileURLToPath(import.meta.url), [role, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // tsx's loader carries over; a profiler (node --cpu-prof) stays on Trainyard's process.
-    execArgv: process.execArgv.filter((arg) => role === 'app' || !arg.startsWith('--cpu-prof')),
+    execArgv:
+      role === 'app'
+        ? [...process.execArgv, ...serverNodeFlags()]
+        : process.execArgv.filter((arg) => !arg.startsWith('--cpu-prof')),
   });
   const waiters: { accept: (message: unknown) => boolean; resolve: (message: unknown) => void }[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
