@@ -19,22 +19,22 @@ export function useNativeJsonResponses(octokit: GithubOctokit): void {
     options.request = { ...options.request, parseSuccessResponseBody: false };
     ours.add(options.request);
     const response = await request(options);
-    response.data = await readBody(
-      response.data as ReadableStream<Uint8Array> | string | undefined,
-      response.headers,
-    );
+    response.data = await readBody(response.data as ResponseBody | undefined, response.headers);
     return response;
   });
 }
 
+/** A success body octokit hands over unread: a web stream (fetch), or undici's body (light-fetch.ts). */
+type ResponseBody = ReadableStream<Uint8Array> | { arrayBuffer(): Promise<ArrayBuffer> } | string | null;
+
 /** As octokit reads a body: JSON when it says so (its text when that fails), text, or bytes. */
 async function readBody(
-  body: ReadableStream<Uint8Array> | string | null | undefined,
+  body: ResponseBody | undefined,
   headers: Record<string, string | number | undefined>,
 ): Promise<unknown> {
   // 204, 205 and HEAD answers carry no body: octokit leaves "" there.
   if (body === null || body === undefined || typeof body === 'string') return body ?? '';
-  const bytes = await readAll(body);
+  const bytes = 'getReader' in body ? await readAll(body) : Buffer.from(await body.arrayBuffer());
   const type = String(headers['content-type'] ?? '').toLowerCase();
   const mime = type.split(';', 1)[0]!.trim();
   if (mime === 'application/json' || mime === 'application/scim+json') {

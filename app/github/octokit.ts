@@ -1,4 +1,5 @@
 import { ProbotOctokit } from 'probot';
+import { lightFetch } from './light-fetch.ts';
 import { useNativeJsonResponses } from './native-json-responses.ts';
 import { useRequestRetries } from './request-retries.ts';
 
@@ -20,6 +21,11 @@ export interface RequestPolicy {
   retries: number;
   /** Retry i waits i² times this many milliseconds. */
   retryBaseDelayMs: number;
+  /**
+   * How requests go out: undici's request (lightFetch: a fraction of fetch's CPU per request),
+   * or the global fetch, which nock intercepts (tests that script GitHub with nock).
+   */
+  http: 'light' | 'global-fetch';
   /** Throttling: pace writes, wait out rate limits (GitHub's best practices for integrators). */
   throttle: boolean;
   /** A rate-limit answer's wait (seconds) is multiplied by this many milliseconds. */
@@ -34,6 +40,7 @@ export interface RequestPolicy {
 }
 
 export const productionRequestPolicy: RequestPolicy = {
+  http: 'light',
   retries: 3,
   retryBaseDelayMs: 1000,
   throttle: true,
@@ -51,6 +58,7 @@ export const sandboxRequestPolicy: RequestPolicy = { ...productionRequestPolicy,
 
 /** G9: nock answers every request exactly as scripted, so nothing is retried or paced. */
 export const testRequestPolicy: RequestPolicy = {
+  http: 'global-fetch',
   retries: 0,
   retryBaseDelayMs: 0,
   throttle: false,
@@ -152,6 +160,7 @@ function octokitOptions(params: {
   return {
     log: params.log ?? silentLog,
     ...(params.baseUrl === undefined ? {} : { baseUrl: params.baseUrl.replace(/\/+$/, '') }),
+    ...(policy.http === 'light' ? { request: { fetch: lightFetch } } : {}),
     // Retried by useRequestRetries instead (see why there).
     retry: { enabled: false },
     throttle: {

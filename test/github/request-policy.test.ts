@@ -8,8 +8,20 @@ import { nockGetRepository } from '../support/nock/repos.ts';
 const github = useGithubNock();
 
 /** Production's behaviour with every wait scaled to zero, so the test runs at once. */
-const retrying: RequestPolicy = { ...productionRequestPolicy, retryBaseDelayMs: 0, throttle: false };
-const throttled: RequestPolicy = { ...productionRequestPolicy, retries: 0, rateLimitDelayMsPerSecond: 0 };
+// GitHub is scripted with nock, which intercepts the global fetch (light-fetch.int.test.ts runs the
+// production transport against a loopback server).
+const retrying: RequestPolicy = {
+  ...productionRequestPolicy,
+  http: 'global-fetch',
+  retryBaseDelayMs: 0,
+  throttle: false,
+};
+const throttled: RequestPolicy = {
+  ...productionRequestPolicy,
+  http: 'global-fetch',
+  retries: 0,
+  rateLimitDelayMsPerSecond: 0,
+};
 const secondaryLimit = {
   status: 403,
   message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',

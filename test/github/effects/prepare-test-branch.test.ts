@@ -368,7 +368,13 @@ describe('prepare_test_branch', () => {
       nockMergeBranches(github, { reply: { sha: 'merge-1' } });
       nockSetBranch(github, { branch: BRANCH, sha: 'merge-1', exists: true });
       nockDeleteRef(github, { branch: WORK });
-      const policy = { ...productionRequestPolicy, retryBaseDelayMs: 0, throttle: false };
+      // nock intercepts the global fetch.
+      const policy = {
+        ...productionRequestPolicy,
+        http: 'global-fetch' as const,
+        retryBaseDelayMs: 0,
+        throttle: false,
+      };
 
       const inputs = await executeEffect(
         prepareTestBranch({ pullRequests: [{ number: 1, headSha: 'pr-1-head' }], draftPullRequest: null }),
