@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { type Db, poolOf } from './database.ts';
+import { type Db, oneTripPoolOf } from './database.ts';
 import { runEngine } from './engine-run.ts';
 import { appendEventsStatement } from './events.ts';
 import { inlineParameters } from './inline-parameters.ts';
@@ -29,7 +29,8 @@ const LOCK_TIMEOUT_MS = 5000;
  * stepped from and every lease held. Each round trip cost a turn of a busy event loop
  * (bench:webhooks). The writes are those of runStep's transaction, under the same lock.
  *
- * Returns null, having written nothing, when this path does not apply: `within` writes, no
+ * Returns null, having written nothing, when this path does not apply: a store without
+ * oneTripSteps (PGlite by default), `within` writes, no
  * state kept, another writer moved the version on, the engine threw, or a write needs
  * statements chosen from the answers (statistics readings out of order, a very large append).
  * runStep then runs as before.
@@ -39,7 +40,7 @@ export async function runStepInOneTrip(
   cache: QueueStateCache,
 ): Promise<StepOutcome | null> {
   const { db, repositoryId, now } = request;
-  const pool = poolOf(db);
+  const pool = oneTripPoolOf(db);
   if (request.within !== undefined || pool === undefined) return null;
   const deliveries = request.deliveries ?? [];
   const kept = request.inputs.length > 0 ? cache.latest(repositoryId) : undefined;

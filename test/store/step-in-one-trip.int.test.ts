@@ -20,7 +20,8 @@ let repoCount = 0;
 const now = new Date('2026-11-02T09:00:00.000Z');
 
 beforeAll(async () => {
-  store = await openTestStore();
+  // On PGlite too (off there by default): the same statements, checked on both back ends.
+  store = await openTestStore({ oneTripSteps: true });
   recorder = new StatementRecorder(store.pool);
 });
 
@@ -282,5 +283,27 @@ describe('runStep in one trip', () => {
     }
     const outcome = await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(2), now, ids });
     expect(Object.keys(outcome.state!.sessions).sort()).toEqual(['1', '2']);
+  });
+});
+
+describe('runStep without oneTripSteps', () => {
+  it('goes statement by statement even with the state kept (PGlite by default)', async () => {
+    const plain = await openTestStore({ oneTripSteps: false });
+    try {
+      const recording = new StatementRecorder(plain.pool);
+      const repo = (await ensureRepository(plain.db, { owner: 'acme', name: 'plain' })).id;
+      const ids = createCountingIds();
+      await runStep({ db: plain.db, repositoryId: repo, inputs: openedAndQueued(1), now, ids });
+      const texts = (
+        await recording.capture(() =>
+          runStep({ db: plain.db, repositoryId: repo, inputs: openedAndQueued(2), now, ids }),
+        )
+      ).map((s) => s.text);
+      expect(texts.some((t) => t.startsWith('BEGIN;'))).toBe(false);
+      expect(texts[0]).toBe('begin');
+      expect(texts.length).toBeGreaterThan(4);
+    } finally {
+      await plain.close();
+    }
   });
 });

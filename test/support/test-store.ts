@@ -12,15 +12,15 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
  * A fresh, empty store for one test file: PGlite in memory, or a schema of its own on the
  * PostgreSQL of DATABASE_URL (dropped on close), so test files can run side by side.
  */
-export async function openTestStore(): Promise<Store> {
+export async function openTestStore(options: { oneTripSteps?: boolean } = {}): Promise<Store> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openStore({ dataDir: 'memory://' });
+  if (!url) return openStore({ dataDir: 'memory://', ...options });
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const store = await openStore({ databaseUrl: url, schema, maxConnections: 5 });
+  const store = await openStore({ databaseUrl: url, schema, maxConnections: 5, ...options });
   return {
     ...store,
     async close() {
