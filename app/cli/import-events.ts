@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type NewEvent, newEventSchema } from '../../shared/schemas/event.schema.ts';
 import type { Store } from '../store/database.ts';
-import { appendEvents, type EventToAppend } from '../store/events.ts';
+import { appendEvents, type EventToAppend, toEventToAppend } from '../store/events.ts';
 import { ensureRepository } from '../store/repositories.ts';
 import { inRepositoryTransaction } from '../store/repository-transaction.ts';
 
@@ -56,17 +56,6 @@ async function* lines(file: string): AsyncGenerator<string> {
   for await (const line of reader) yield line;
 }
 
-function toAppend(event: NewEvent, now: Date): EventToAppend {
-  return {
-    type: event.type,
-    receivedAt: event.received_at ? new Date(event.received_at) : now,
-    trigger: event.trigger,
-    pullRequest: event.pull_request,
-    baseRef: event.base_ref,
-    metadata: event.metadata as Record<string, unknown>,
-  };
-}
-
 const CHUNK = 5_000;
 
 /**
@@ -104,7 +93,7 @@ export async function importEvents(
         // Validated above; a file changed in between is caught here and rolls everything back.
         if (!result.ok) throw new Error(`the file changed during the import: ${result.reason}`);
         if (result.event === null) continue;
-        chunk.push(toAppend(result.event, options.now));
+        chunk.push(toEventToAppend(result.event, options.now));
         if (chunk.length >= CHUNK) {
           await appendEvents(tx, repository.id, chunk);
           count += chunk.length;

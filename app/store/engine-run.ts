@@ -4,7 +4,7 @@ import type { IdSource } from '../queue/ids.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import type { QueueState } from '../queue/state.ts';
 import { step } from '../queue/step.ts';
-import type { EventToAppend } from './events.ts';
+import { type EventToAppend, toEventToAppend } from './events.ts';
 
 /** What a step transaction writes after running the engine on its inputs. */
 export interface EngineRun {
@@ -32,21 +32,10 @@ export function runEngine(
   }
   return {
     state,
-    events: events.map((e) => toAppend(e, context.now)),
+    events: events.map((e) => toEventToAppend(e, context.now)),
     effects: effects.filter((e) => e.type !== 'schedule_wake_up'),
     wakeUps: effects.flatMap((e) =>
       e.type === 'schedule_wake_up' ? [{ key: e.key, at: new Date(e.at) }] : [],
     ),
-  };
-}
-
-function toAppend(event: NewEvent, now: Date): EventToAppend {
-  return {
-    type: event.type,
-    receivedAt: event.received_at ? new Date(event.received_at) : now,
-    trigger: event.trigger,
-    pullRequest: event.pull_request,
-    baseRef: event.base_ref,
-    metadata: event.metadata as Record<string, unknown>,
   };
 }

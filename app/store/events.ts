@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { NewEvent } from '../../shared/schemas/event.schema.ts';
 import { eventsWithProjectionsStatement, insertEventsWithProjections } from '../stats/projection.ts';
 import type { Queryable, Tx } from './database.ts';
 
@@ -10,6 +11,18 @@ export interface EventToAppend {
   pullRequest: number | null;
   baseRef: string | null;
   metadata: Record<string, unknown>;
+}
+
+/** An event as the engine or an import gives it (shared/schemas), as appended: `now` when it has no time of its own. */
+export function toEventToAppend(event: NewEvent, now: Date): EventToAppend {
+  return {
+    type: event.type,
+    receivedAt: event.received_at ? new Date(event.received_at) : now,
+    trigger: event.trigger,
+    pullRequest: event.pull_request,
+    baseRef: event.base_ref,
+    metadata: event.metadata as Record<string, unknown>,
+  };
 }
 
 export interface StoredEvent extends EventToAppend {
