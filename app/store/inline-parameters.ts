@@ -1,11 +1,9 @@
-import pg from 'pg';
-
 /**
  * A compiled statement's text with its parameters written in as SQL literals, for sending
  * several statements in one simple-query message (the extended protocol takes one statement
  * per message, and node-postgres waits for each answer before sending the next: a round trip
- * each). Literals are escaped as libpq escapes them (pg.escapeLiteral); placeholders inside
- * quoted strings or identifiers of the text are left alone.
+ * each). Literals are escaped as libpq escapes them; placeholders inside quoted strings or
+ * identifiers of the text are left alone.
  */
 export function inlineParameters(text: string, parameters: readonly unknown[]): string {
   let out = '';
@@ -42,7 +40,18 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
 /** A value as node-postgres would send it (its text form), as a literal. */
 function toLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  return pg.escapeLiteral(toText(value));
+  return escapeLiteral(toText(value));
+}
+
+/**
+ * libpq's (and pg.escapeLiteral's) rule: quotes doubled, and when there is a backslash, every
+ * backslash doubled in an E'' string. With native replaces: pg's loop of one concatenation per
+ * character took 1.8 ms for an 84 KB JSON value, these 0.26 ms (a step's state entries and
+ * events are such values).
+ */
+function escapeLiteral(text: string): string {
+  const quoted = `'${text.replaceAll("'", "''")}'`;
+  return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
 
 function toText(value: unknown): string {

@@ -41,12 +41,10 @@ export async function saveQueueState(
   now: Date,
   previous?: unknown,
 ): Promise<string> {
-  let version = '';
-  for (const statement of saveQueueStateStatements(repositoryId, state, now, previous)) {
-    const { rows } = await statement.execute(db);
-    version = (rows[0] as { version?: string } | undefined)?.version ?? version;
-  }
-  return version;
+  const statements = saveQueueStateStatements(repositoryId, state, now, previous);
+  for (const statement of statements.slice(0, -1)) await statement.execute(db);
+  const { rows } = await statements.at(-1)!.execute(db);
+  return (rows[0] as { version: string }).version;
 }
 
 /**

@@ -9,6 +9,9 @@ export class WriteConflictError extends Error {
   }
 }
 
+/** How long a write waits for the repository's lock before it fails as a WriteConflictError. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5000;
+
 // lock_not_available, serialization_failure, deadlock_detected
 const conflictCodes = new Set(['55P03', '40001', '40P01']);
 
@@ -24,7 +27,7 @@ export async function inRepositoryTransaction<T>(
 ): Promise<T> {
   try {
     return await db.transaction().execute(async (tx) => {
-      await lockRepository(tx, repositoryId, options.lockTimeoutMs ?? 5000);
+      await lockRepository(tx, repositoryId, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
       return work(tx);
     });
   } catch (error) {

@@ -8,8 +8,8 @@ import { inlineParameters } from './inline-parameters.ts';
 import { type Enqueued, enqueueEffectsStatement } from './outbox.ts';
 import { saveQueueStateStatements } from './queue-state.ts';
 import type { QueueStateCache } from './queue-state-cache.ts';
-import { lockRepositoryStatements } from './repository-lock.ts';
-import { asWriteConflict } from './repository-transaction.ts';
+import { lockRepositoryStatement } from './repository-lock.ts';
+import { asWriteConflict, DEFAULT_LOCK_TIMEOUT_MS } from './repository-transaction.ts';
 import type { StepOutcome, StepRequest } from './step-transaction.ts';
 import { saveTimersStatement } from './timers.ts';
 import {
@@ -17,8 +17,6 @@ import {
   completeDeliveriesForStepStatement,
   readCompletedForStep,
 } from './webhook-deliveries.ts';
-
-const LOCK_TIMEOUT_MS = 5000;
 
 /**
  * runStep in two round trips instead of one per statement (five to eight): the engine steps
@@ -46,9 +44,7 @@ export async function runStepInOneTrip(
   const kept = request.inputs.length > 0 ? cache.latest(repositoryId) : undefined;
   if (request.inputs.length > 0 && kept === undefined) return null;
 
-  const plan: Planned[] = lockRepositoryStatements(repositoryId, LOCK_TIMEOUT_MS).map((s) => ({
-    statement: s,
-  }));
+  const plan: Planned[] = [{ statement: lockRepositoryStatement(repositoryId, DEFAULT_LOCK_TIMEOUT_MS) }];
   const guard = request.guard;
   if (guard !== undefined) {
     plan.push({
@@ -73,7 +69,7 @@ export async function runStepInOneTrip(
   }
 
   if (kept === undefined) {
-    if (plan.length === 2) return emptyOutcome();
+    if (plan.length === 1) return emptyOutcome();
     await runInTransaction(db, pool, plan, () => true);
     return emptyOutcome();
   }

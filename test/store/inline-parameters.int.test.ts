@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../app/store/database.ts';
 import { inlineParameters } from '../../app/store/inline-parameters.ts';
@@ -42,6 +44,16 @@ describe('inlineParameters', () => {
     const { bound, inlined } = await bothWays(text, values);
     expect(inlined).toEqual(bound);
     expect(bound).toBeDefined();
+  });
+
+  it('escapes any text exactly as libpq does (pg.escapeLiteral)', () => {
+    const awkwardText = fc.string({ unit: fc.constantFrom("'", '\\', '"', 'a', 'é', ' ', '$', '1', '\n') });
+    fc.assert(
+      fc.property(fc.oneof(awkwardText, fc.string()), (text) => {
+        expect(inlineParameters('SELECT $1', [text])).toBe(`SELECT ${pg.escapeLiteral(text)}`);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('replaces $10 with the tenth value, not $1 followed by a 0', async () => {
