@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueInput } from '../../app/queue/inputs.ts';
+import type { QueueState } from '../../app/queue/state.ts';
 import type { Store } from '../../app/store/database.ts';
 import { completeOutboxStatement } from '../../app/store/outbox.ts';
 import { loadQueueState, loadQueueStateVersion } from '../../app/store/queue-state.ts';
@@ -67,7 +68,15 @@ async function messagesOf(fn: () => Promise<unknown>): Promise<string[]> {
 const isOneTrip = (messages: string[]) =>
   messages.length === 2 && messages[0]!.startsWith('BEGIN;') && messages[1] === 'COMMIT';
 
-/** Inputs that make the engine write state, events, outbox rows and a wake-up. */
+/** The first batch's test branch is ready: its checks start, and the engine asks for a wake-up at their timeout. */
+function preparedFirstBatch(state: QueueState | null): QueueInput[] {
+  const batch = state!.lanes[0]!.batches[0]!;
+  return [
+    { type: 'test_branch_prepared', batchId: batch.id, attempt: 1, sha: 'test-sha-1', draftPullRequest: 77 },
+  ];
+}
+
+/** Inputs that make the engine write state, events and outbox rows. */
 const script: QueueInput[][] = [
   openedAndQueued(1),
   openedAndQueued(2),
@@ -83,23 +92,30 @@ describe('runStep in one trip', () => {
     const slowIds = createCountingIds();
     const cache = queueStateCacheOf(store.db);
     const trips: boolean[] = [];
-    for (const inputs of script) {
-      const messages = await messagesOf(() =>
-        runStep({ db: store.db, repositoryId: quick, inputs, now, ids: quickIds }),
-      );
+    let quickState: QueueState | null = null;
+    let slowState: QueueState | null = null;
+    for (const next of [...script.map((inputs) => () => inputs), preparedFirstBatch]) {
+      const messages = await messagesOf(async () => {
+        quickState = (
+          await runStep({ db: store.db, repositoryId: quick, inputs: next(quickState), now, ids: quickIds })
+        ).state;
+      });
       trips.push(isOneTrip(messages));
       // Without a kept state the step goes statement by statement (and loads the stored state).
       cache.forget(slow);
-      const slowMessages = await messagesOf(() =>
-        runStep({ db: store.db, repositoryId: slow, inputs, now, ids: slowIds }),
-      );
+      const slowMessages = await messagesOf(async () => {
+        slowState = (
+          await runStep({ db: store.db, repositoryId: slow, inputs: next(slowState), now, ids: slowIds })
+        ).state;
+      });
       expect(isOneTrip(slowMessages)).toBe(false);
     }
     // The first step has no kept state; every later one goes in one trip.
-    expect(trips).toEqual([false, true, true, true]);
+    expect(trips).toEqual([false, true, true, true, true]);
     const written = await writtenFor(quick);
     expect(written).toEqual(await writtenFor(slow));
     expect(written.events.length).toBeGreaterThan(3);
+    expect(written.timers.length).toBeGreaterThan(0);
     expect(written.outbox.length).toBeGreaterThan(1);
   });
 
