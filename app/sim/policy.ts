@@ -49,7 +49,8 @@ export interface QueueWorld {
   /** Median CI duration T (what a team would configure its queue from). */
   readonly medianCiMs: number;
   startRun(request: RunRequest): RunHandle;
-  cancelRun(handle: RunHandle): void;
+  /** Cancels a run; returns the runner time it used (ms; 0 if it had not started or had ended). */
+  cancelRun(handle: RunHandle): number;
   /** Merges a pull request into the base now (it leaves the queue merged). */
   merge(number: number): void;
   /** Removes a pull request from the queue without merging it. */

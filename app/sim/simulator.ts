@@ -156,11 +156,13 @@ class Simulation implements QueueWorld {
     return { id };
   }
 
-  cancelRun(handle: RunHandle): void {
+  cancelRun(handle: RunHandle): number {
     const pooled = this.runs.get(handle.id);
-    if (pooled === undefined) return;
+    if (pooled === undefined) return 0;
     this.runs.delete(handle.id);
+    const used = pooled.state === 'running' ? this.clock - pooled.startedAt! : 0;
     this.pool.cancel(pooled);
+    return used;
   }
 
   merge(number: number): void {

@@ -16,9 +16,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { averageBreakdowns, type CiBreakdownEntry } from '../../app/sim/ci-breakdown.ts';
 import { compareScenario, type ScenarioComparison } from '../../app/sim/comparison.ts';
 import { computeInformationFloor } from '../../app/sim/information-floor.ts';
 import { computeMetrics, type QueueMetrics } from '../../app/sim/metrics.ts';
+import { TrainyardPolicy } from '../../app/sim/policies/trainyard.ts';
 import { RECOMMENDED_CONFIG } from '../../app/sim/recommended-config.ts';
 import { createRoster } from '../../app/sim/roster.ts';
 import { buildSimulation, findScenario, SCENARIOS, SIMULATED_DAYS } from '../../app/sim/scenarios.ts';
@@ -40,7 +42,14 @@ interface JobResult {
   scenario: string;
   seed: number;
   floor: number;
-  runs: { name: string; kind: 'trainyard' | 'baseline' | 'oracle'; metrics: QueueMetrics; seconds: number }[];
+  runs: {
+    name: string;
+    kind: 'trainyard' | 'baseline' | 'oracle';
+    metrics: QueueMetrics;
+    seconds: number;
+    /** Trainyard's runner time by kind of run and outcome. */
+    ci?: CiBreakdownEntry[];
+  }[];
 }
 
 /** One scenario and seed, every policy: what a worker process runs. */
@@ -50,8 +59,11 @@ function runJob(name: string, seed: number): JobResult {
   const spec = { ...full, horizonMs: DAYS * DAY, workload: full.workload.filter((w) => w.at < DAYS * DAY) };
   const runs = createRoster(scenario).map((entry) => {
     const started = performance.now();
-    const metrics = computeMetrics(simulate(spec, entry.make(seed)));
-    return { name: entry.name, kind: entry.kind, metrics, seconds: (performance.now() - started) / 1000 };
+    const policy = entry.make(seed);
+    const metrics = computeMetrics(simulate(spec, policy));
+    const seconds = (performance.now() - started) / 1000;
+    const ci = policy instanceof TrainyardPolicy ? policy.ci.entries() : undefined;
+    return { name: entry.name, kind: entry.kind, metrics, seconds, ...(ci === undefined ? {} : { ci }) };
   });
   return { scenario: name, seed, floor: computeInformationFloor(spec.workload, scenario.ci), runs };
 }
@@ -152,6 +164,24 @@ function printTable(comparison: ScenarioComparison, floor: number, seconds: Map<
   }
 }
 
+/** Where Trainyard's CI minutes go (what an engine change has to move): the largest parts first. */
+function printBreakdown(breakdown: ReturnType<typeof averageBreakdowns>): void {
+  if (breakdown.length === 0) return;
+  // A failed batch's checks end with CHECKS_FAILED; other codes are aborts (QUEUE-SEMANTICS.md).
+  const label = (outcome: string) =>
+    outcome === 'success'
+      ? 'passed'
+      : outcome === 'failure' || outcome === 'CHECKS_FAILED'
+        ? 'failed'
+        : outcome === 'unreported'
+          ? 'not ended'
+          : `aborted (${outcome.toLowerCase().replaceAll('_', ' ')})`;
+  const parts = breakdown
+    .filter((b) => b.minutesPerMerged >= 0.05)
+    .map((b) => `${b.kind}, ${label(b.outcome)}: ${f(b.minutesPerMerged)}`);
+  console.log(`trainyard's CI min per merged PR by kind of run and how it ended: ${parts.join(' · ')}`);
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   console.log('# Queue efficiency benchmark');
@@ -179,11 +209,18 @@ async function main(): Promise<void> {
       ]),
     );
     printTable(comparison, floor, seconds);
+    const breakdown = averageBreakdowns(
+      mine.flatMap((j) => {
+        const run = j.runs.find((r) => r.kind === 'trainyard');
+        return run?.ci === undefined ? [] : [{ entries: run.ci, merged: run.metrics.merged }];
+      }),
+    );
+    printBreakdown(breakdown);
     for (const r of comparison.results) {
       if (r.kind !== 'oracle' && r.mean.baseBreaks > 0) console.log(`!! ${r.name} broke the base`);
     }
     if (MUST_DOMINATE.includes(name) && comparison.notDominated.length > 0) ok = false;
-    report[name] = { ...comparison, informationFloor: floor };
+    report[name] = { ...comparison, informationFloor: floor, trainyardCiBreakdown: breakdown };
     const svg = renderTradeoffChart(
       `${name}: p95 time in queue vs CI minutes per merged PR`,
       comparison.results.map((r) => ({

@@ -5,6 +5,7 @@ import type { PullRequestSnapshot, QueueInput } from '../../queue/inputs.ts';
 import { initialState } from '../../queue/state.schema.ts';
 import type { QueueState } from '../../queue/state.ts';
 import { step } from '../../queue/step.ts';
+import { CiBreakdown } from '../ci-breakdown.ts';
 import type { QueuedPullRequest, QueuePolicy, QueueWorld, RunHandle } from '../policy.ts';
 
 /**
@@ -37,7 +38,10 @@ export class TrainyardPolicy implements QueuePolicy {
   private stepping = false;
   /** Base version of each base sha the engine was told about. */
   private readonly versions = new Map<string, number>();
-  private readonly runs = new Map<string, RunHandle>();
+  /** The run of each tested unit (batch or sub-batch id) and its kind. */
+  private readonly runs = new Map<string, { handle: RunHandle; kind: RunKind }>();
+  /** Runner time by kind of run and outcome. */
+  readonly ci = new CiBreakdown();
   private readonly wakeUps = new Map<string, number>();
   private readonly heads = new Map<number, string>();
   private comments = 0;
@@ -125,6 +129,11 @@ export class TrainyardPolicy implements QueuePolicy {
   }
 
   private observe(event: ReturnType<typeof step>['events'][number], now: number): void {
+    if (event.type === 'action.queue.checks_end') {
+      const { metadata } = event;
+      const outcome = metadata.aborted ? metadata.abort_code : metadata.checks_conclusion;
+      if (metadata.train_car_id !== null) this.ci.ended(metadata.train_car_id, outcome ?? 'unknown');
+    }
     if (event.type === 'action.queue.leave' && event.pull_request !== null && !event.metadata.merged) {
       this.world.eject(event.pull_request, event.metadata.reason);
     }
@@ -181,9 +190,7 @@ export class TrainyardPolicy implements QueuePolicy {
       }
       case 'close_draft_pr':
       case 'cancel_checks': {
-        const run = this.runs.get(effect.batchId);
-        if (run !== undefined) this.world.cancelRun(run);
-        this.runs.delete(effect.batchId);
+        this.cancel(effect.batchId);
         return;
       }
       case 'merge_pr': {
@@ -229,13 +236,22 @@ export class TrainyardPolicy implements QueuePolicy {
     }
   }
 
+  private cancel(batchId: string): void {
+    const run = this.runs.get(batchId);
+    if (run === undefined) return;
+    this.runs.delete(batchId);
+    const used = this.world.cancelRun(run.handle);
+    if (used > 0) this.ci.spent(batchId, run.kind, used);
+  }
+
   private startRun(batchId: string, sha: string, content: { numbers: number[]; baseVersion: number }): void {
-    const previous = this.runs.get(batchId);
-    if (previous !== undefined) this.world.cancelRun(previous);
+    this.cancel(batchId);
+    const kind = findRunKind(this.state, batchId);
     const handle = this.world.startRun({
       ...content,
-      onDone: ({ passed }) => {
-        if (this.runs.get(batchId) === handle) this.runs.delete(batchId);
+      onDone: ({ passed, durationMs }) => {
+        this.ci.spent(batchId, kind, durationMs);
+        if (this.runs.get(batchId)?.handle === handle) this.runs.delete(batchId);
         this.send({
           type: 'checks_reported',
           sha,
@@ -253,6 +269,16 @@ export class TrainyardPolicy implements QueuePolicy {
         });
       },
     });
-    this.runs.set(batchId, handle);
+    this.runs.set(batchId, { handle, kind });
   }
+}
+
+/** What a tested unit is, for the CI breakdown: a batch (in line, or aside after failing) or a probe of a bisection. */
+type RunKind = 'batch' | 'probe';
+
+function findRunKind(state: QueueState, unit: string): RunKind {
+  const probe = state.lanes.some((lane) =>
+    lane.batches.some((b) => b.phase === 'bisecting' && b.bisection.subBatches.some((s) => s.id === unit)),
+  );
+  return probe ? 'probe' : 'batch';
 }
