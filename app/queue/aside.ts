@@ -1,5 +1,6 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { summarizeSessions } from './sessions-summary.ts';
 import type { Batch, Lane, QueueState, Session } from './state.ts';
 import { abortEnding, computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
 import { currentLane, findSession, lanesOf, putLane, putSessions, type Transition } from './transition.ts';
@@ -77,7 +78,13 @@ export function planSuspects(t: Transition): void {
   const changed: Session[] = [];
   let seq = t.state.counters.session;
   let inLine: Set<number> | null = null;
-  for (const session of Object.values(t.state.sessions)) {
+  // Only those flagged or to flag can change, in the record's key order (ascending numbers).
+  const candidates = [...new Set([...summarizeSessions(t.state.sessions).suspects, ...now])].sort(
+    (a, b) => a - b,
+  );
+  for (const number of candidates) {
+    const session = findSession(t.state, number);
+    if (session === undefined) continue;
     const flagged = session.suspect === true;
     if (flagged === now.has(session.number)) continue;
     if (!flagged) changed.push({ ...session, suspect: true });

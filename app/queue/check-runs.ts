@@ -1,8 +1,9 @@
 import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
 import { computeBatchEtas } from './eta.ts';
-import { laneKey, orderLane } from './ordering.ts';
+import { laneKey } from './ordering.ts';
 import { describeQueuePosition } from './position-band.ts';
+import { findKnownAncestor, recordDerived } from './record-history.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
 
@@ -48,6 +49,32 @@ interface LaneEntry {
 }
 
 /**
+ * A session's last rendered title and what it depended on: deep in a lane the title only says
+ * "over 100", so most titles are reused as they are (the same string) when the lane changes.
+ */
+const renderedMemo = new WeakMap<
+  Session,
+  { band: string; batch: Batch | undefined; paused: boolean; title: string }
+>();
+
+function renderTitle(
+  state: QueueState,
+  session: Session,
+  position: number,
+  batch: Batch | undefined,
+): string {
+  const band = batch === undefined ? describeQueuePosition(position) : '';
+  const paused = state.pause.paused;
+  const memo = renderedMemo.get(session);
+  if (memo !== undefined && memo.band === band && memo.batch === batch && memo.paused === paused) {
+    return memo.title;
+  }
+  const title = renderCheckRunTitle(state, { session, position, batch });
+  renderedMemo.set(session, { band, batch, paused, title });
+  return title;
+}
+
+/**
  * Titles of the check runs of a lane's pull requests (those whose first partition it is).
  * Memoized on the lane and its ordered sessions: a lane nothing happened to costs nothing.
  */
@@ -64,19 +91,22 @@ function computeLaneTitles(
   const memo = titlesMemo.get(lane);
   if (memo !== undefined && memo.sessions === sessions && memo.paused === state.pause.paused)
     return memo.entries;
+  // Positions as in orderLane: the embarked in batch order, then the waiting in queue order.
   const batchOf = new Map<number, Batch>();
-  for (const batch of lane.batches) for (const n of batch.numbers) batchOf.set(n, batch);
-  const positions = new Map(orderLane(state, lane).map((n, i) => [n, i + 1]));
+  const embarkedAt = new Map<number, number>();
+  let position = 0;
+  for (const batch of lane.batches) {
+    for (const n of batch.numbers) {
+      batchOf.set(n, batch);
+      embarkedAt.set(n, ++position);
+    }
+  }
   const entries = new Map<number, LaneEntry>();
   for (const session of sessions) {
+    const at = embarkedAt.get(session.number) ?? ++position;
     if (session.partitions[0] !== lane.partition) continue;
-    const position = positions.get(session.number) ?? 0;
     const batch = batchOf.get(session.number);
-    entries.set(session.number, {
-      title: renderCheckRunTitle(state, { session, position, batch }),
-      position,
-      batch,
-    });
+    entries.set(session.number, { title: renderTitle(state, session, at, batch), position: at, batch });
   }
   titlesMemo.set(lane, { sessions, paused: state.pause.paused, entries });
   return entries;
@@ -112,11 +142,35 @@ function computeQueuedDetails(
 /** The title's prefix while `.github/trainyard.yml` is invalid. */
 export const CONFIG_REJECTED_TITLE = 'Invalid .github/trainyard.yml: the last valid configuration is used';
 
+type Published = QueueState['checkRuns'];
+
+/*
+ * At depth, comparing every queued pull request's title with its published one was the costliest
+ * part of a step, though a step changes a few titles. So the record planCheckRuns leaves behind
+ * remembers the titles it was checked against (all published in it), and the next step compares
+ * only the titles that changed since, and the check runs changed since (record-history.ts).
+ */
+const checkedAgainst = new WeakMap<
+  object,
+  { configErrors: QueueState['configErrors']; lanes: ReadonlyMap<string, ReadonlyMap<number, LaneEntry>> }
+>();
+
+function putPublished(t: Transition, next: Published, keys: readonly string[]): void {
+  recordDerived(next, t.state.checkRuns, keys);
+  t.state = { ...t.state, checkRuns: next };
+}
+
 /** Publishes the check run of every queued pull request whose title changed. */
 export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
   const changes: Record<string, PublishedCheckRun> = {};
   let changed = false;
-  for (const [key, sessions] of byLane) {
+  const { configErrors } = t.state;
+  const found = findKnownAncestor(t.state.checkRuns, (version) => checkedAgainst.get(version));
+  const last = found !== null && found.value.configErrors === configErrors ? found : null;
+  const checked = new Map<string, ReadonlyMap<number, LaneEntry>>();
+  // Lanes in key order: the memoized lane order depends on what came before (ordering.ts).
+  for (const key of [...byLane.keys()].sort()) {
+    const sessions = byLane.get(key)!;
     const first = sessions[0]!;
     const partition = key.slice(key.indexOf(KEY_SEPARATOR) + 1);
     const lane = t.state.lanes.find((l) => laneKey(l) === key) ?? {
@@ -132,8 +186,13 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       );
       return etas.get(batch.id) ?? null;
     };
-    for (const [number, entry] of computeLaneTitles(t.state, lane, sessions)) {
-      const { configErrors } = t.state;
+    const titles = computeLaneTitles(t.state, lane, sessions);
+    checked.set(key, titles);
+    const before = last?.value.lanes.get(key);
+    const since = last?.changed ?? new Set<string>();
+    if (before === titles && ![...since].some((k) => titles.has(Number(k)))) continue;
+    for (const [number, entry] of titles) {
+      if (before?.get(number)?.title === entry.title && !since.has(String(number))) continue;
       const title = configErrors === undefined ? entry.title : `${CONFIG_REJECTED_TITLE} — ${entry.title}`;
       const published = t.state.checkRuns[String(number)];
       if (published?.title === title) continue;
@@ -157,7 +216,8 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       changed = true;
     }
   }
-  if (changed) t.state = { ...t.state, checkRuns: { ...t.state.checkRuns, ...changes } };
+  if (changed) putPublished(t, { ...t.state.checkRuns, ...changes }, Object.keys(changes));
+  checkedAgainst.set(t.state.checkRuns, { configErrors, lanes: checked });
 }
 
 export function nextCheckRunVersion(t: Transition, number: number): number {
@@ -165,7 +225,7 @@ export function nextCheckRunVersion(t: Transition, number: number): number {
 }
 
 export function recordCheckRun(t: Transition, number: number, published: PublishedCheckRun): void {
-  t.state = { ...t.state, checkRuns: { ...t.state.checkRuns, [String(number)]: published } };
+  putPublished(t, { ...t.state.checkRuns, [String(number)]: published }, [String(number)]);
 }
 
 /** `@trainyard refresh`: publish again at the end of the step. */
@@ -175,5 +235,5 @@ export function forgetCheckRunTitle(t: Transition, number: number): void {
 }
 
 export function dropCheckRun(t: Transition, number: number): void {
-  t.state = { ...t.state, checkRuns: withoutKey(t.state.checkRuns, String(number)) };
+  putPublished(t, withoutKey(t.state.checkRuns, String(number)), [String(number)]);
 }

@@ -2,8 +2,8 @@ import { abortBatchesFrom } from './abort.ts';
 import { findSuspects, isAside } from './aside.ts';
 import { computeEligible } from './embark.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
-import { summarizeSessions } from './gauges.ts';
 import { computeComparator, computeEmbarked, orderSessions, orderWaiting } from './ordering.ts';
+import { summarizeSessions } from './sessions-summary.ts';
 import type { Batch, Session } from './state.ts';
 import { currentLane, findSession, lanesOf, type Transition } from './transition.ts';
 

@@ -2,46 +2,11 @@ import { checksChangeEvent, queueChangeEvent } from './batch-events.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { computeRunningChecks } from './embark.ts';
 import { emit } from './queue-events.ts';
-import type { Lane, QueueState, Session } from './state.ts';
+import { summarizeSessions } from './sessions-summary.ts';
+import type { Lane, QueueState } from './state.ts';
 import type { Transition } from './transition.ts';
 
 const SEP = KEY_SEPARATOR;
-
-export interface SessionsSummary {
-  /** Queue size per (base, partition, queue rule, priority rule): waiting plus embarked sessions. */
-  sizes: Record<string, number>;
-  anyHeld: boolean;
-  anyWaitingForAhead: boolean;
-}
-
-const summaryMemo = new WeakMap<object, SessionsSummary>();
-const sizeKeysMemo = new WeakMap<Session, string[]>();
-
-/** The gauge keys a session counts in (sessions are immutable: computed once per object). */
-function sizeKeys(s: Session): string[] {
-  let keys = sizeKeysMemo.get(s);
-  if (keys === undefined) {
-    keys = s.partitions.map((partition) =>
-      [s.base, partition, s.queueName, s.priorityRuleName ?? ''].join(SEP),
-    );
-    sizeKeysMemo.set(s, keys);
-  }
-  return keys;
-}
-
-/** What every step wants to know about all sessions; memoized on the (immutable) sessions record. */
-export function summarizeSessions(sessions: QueueState['sessions']): SessionsSummary {
-  const memo = summaryMemo.get(sessions);
-  if (memo !== undefined) return memo;
-  const summary: SessionsSummary = { sizes: {}, anyHeld: false, anyWaitingForAhead: false };
-  for (const s of Object.values(sessions)) {
-    for (const key of sizeKeys(s)) summary.sizes[key] = (summary.sizes[key] ?? 0) + 1;
-    if ((s.freeze?.since ?? null) !== null || (s.schedule?.since ?? null) !== null) summary.anyHeld = true;
-    if (s.waitingForAhead !== null) summary.anyWaitingForAhead = true;
-  }
-  summaryMemo.set(sessions, summary);
-  return summary;
-}
 
 /** Running checks per (base, partition, queue rule). */
 export function computeRunning(state: QueueState): Record<string, number> {
@@ -80,6 +45,8 @@ function changedKeys(before: Record<string, number>, after: Record<string, numbe
   return [...keys].filter((key) => (before[key] ?? 0) !== (after[key] ?? 0)).sort();
 }
 
+/** Non-zero values, keys sorted: the stored state must not depend on the order sessions were counted in. */
 function withoutZeros(values: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v > 0));
+  const kept = Object.entries(values).filter(([, v]) => v > 0);
+  return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

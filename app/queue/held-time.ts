@@ -1,7 +1,7 @@
 import { isWaitingForSchedule } from '../config/conditions/evaluate-conditions.ts';
 import { computeFacts } from './facts.ts';
 import { isFrozen } from './freeze.ts';
-import { summarizeSessions } from './gauges.ts';
+import { summarizeSessions } from './sessions-summary.ts';
 import type { HeldTime, Session } from './state.ts';
 import { putSessions, secondsBetween, type Transition } from './transition.ts';
 

@@ -1,6 +1,7 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { orderFrozenLast } from './freeze.ts';
+import { findKnownAncestor } from './record-history.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { compareText } from './transition.ts';
 
@@ -67,14 +68,19 @@ function groupByLane(state: QueueState): Map<string, Session[]> {
 function updateLanes(previous: ByLane, sessions: QueueState['sessions']): Map<string, Session[]> | null {
   const removed: Session[] = [];
   const added: Session[] = [];
-  for (const [key, session] of Object.entries(sessions)) {
-    const before = previous.sessions[key];
-    if (before === session) continue;
+  const change = (before: Session | undefined, session: Session | undefined) => {
+    if (before === session) return;
     if (before !== undefined) removed.push(before);
-    added.push(session);
+    if (session !== undefined) added.push(session);
+  };
+  // The keys changed since, when the history links the two records (record-history.ts); else all.
+  const known = findKnownAncestor(sessions, (version) => (version === previous.sessions ? true : undefined));
+  if (known !== null) for (const key of known.changed) change(previous.sessions[key], sessions[key]);
+  else {
+    for (const [key, session] of Object.entries(sessions)) change(previous.sessions[key], session);
+    for (const [key, before] of Object.entries(previous.sessions))
+      if (sessions[key] === undefined) removed.push(before);
   }
-  for (const [key, before] of Object.entries(previous.sessions))
-    if (sessions[key] === undefined) removed.push(before);
   if (removed.length + added.length > 32) return null;
   const compare = computeComparator(previous.config);
   const lanes = new Map(previous.lanes);

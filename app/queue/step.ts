@@ -14,7 +14,7 @@ import {
 import { planFailures } from './failure.ts';
 import { handleFreezeDeleted, handleFreezeSaved } from './freeze.ts';
 import { planFreezeRebuild } from './freeze-rebuild.ts';
-import { planGauges, summarizeSessions } from './gauges.ts';
+import { planGauges } from './gauges.ts';
 import { planHeldTime } from './held-time.ts';
 import type { QueueInput } from './inputs.ts';
 import { leaveQueue } from './leave.ts';
@@ -23,6 +23,7 @@ import { orderSessionsByLane } from './ordering.ts';
 import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
+import { summarizeSessions } from './sessions-summary.ts';
 import type { QueueState } from './state.ts';
 import { planPreparationRetries, planTimeouts, planWakeUp } from './timeouts.ts';
 import {

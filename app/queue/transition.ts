@@ -1,6 +1,7 @@
 import type { NewEvent } from '../../shared/schemas/event.schema.ts';
 import type { Effect } from './effects.ts';
 import type { IdSource } from './ids.ts';
+import { recordDerived } from './record-history.ts';
 import type { Batch, BatchCommon, Lane, QueueState, Session } from './state.ts';
 
 export interface StepContext {
@@ -36,19 +37,28 @@ export function findSession(state: QueueState, number: number): Session | undefi
 }
 
 export function putSession(t: Transition, session: Session): void {
-  t.state = { ...t.state, sessions: { ...t.state.sessions, [String(session.number)]: session } };
+  const key = String(session.number);
+  replaceSessions(t, { ...t.state.sessions, [key]: session }, [key]);
 }
 
 /** Replaces several sessions with one copy of the record (a step may touch hundreds). */
 export function putSessions(t: Transition, sessions: readonly Session[]): void {
   if (sessions.length === 0) return;
   const next = { ...t.state.sessions };
-  for (const session of sessions) next[String(session.number)] = session;
-  t.state = { ...t.state, sessions: next };
+  const keys = sessions.map((session) => String(session.number));
+  for (const [i, session] of sessions.entries()) next[keys[i]!] = session;
+  replaceSessions(t, next, keys);
 }
 
 export function dropSession(t: Transition, number: number): void {
-  t.state = { ...t.state, sessions: withoutKey(t.state.sessions, String(number)) };
+  const key = String(number);
+  replaceSessions(t, withoutKey(t.state.sessions, key), [key]);
+}
+
+/** Every change of the sessions record goes through here, so that its history is known (record-history.ts). */
+function replaceSessions(t: Transition, next: QueueState['sessions'], keys: readonly string[]): void {
+  recordDerived(next, t.state.sessions, keys);
+  t.state = { ...t.state, sessions: next };
 }
 
 /** A copy of a record without one key (faster than rest destructuring on large records). */

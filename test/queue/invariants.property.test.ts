@@ -107,6 +107,22 @@ describe('invariants on random input sequences', () => {
     );
   });
 
+  it('a step from a state loaded from storage gives the same outputs as from the state in memory (memos never leak)', () => {
+    fc.assert(
+      fc.property(
+        configArb,
+        fc.array(actionArb, { minLength: 5, maxLength: 30 }),
+        fc.integer(),
+        (config, actions, seed) => {
+          const inMemory = run(config, actions, randomOracle(seed, [3]), seed);
+          const loaded = run(config, actions, randomOracle(seed, [3]), seed, { reload: true });
+          expect(outputs(loaded)).toBe(outputs(inMemory));
+        },
+      ),
+      { ...PROPERTY, numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+
   it('starts from a fixed instant (the virtual clock is the only clock)', () => {
     expect(new Scenario().now).toBe(START);
   });

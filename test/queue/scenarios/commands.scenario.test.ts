@@ -70,6 +70,26 @@ describe('comment commands and who may run them', () => {
     `);
   });
 
+  it('a refresh publishes the check run again though its title did not change, in memory or loaded', () => {
+    for (const reload of [false, true]) {
+      const s = scenario();
+      s.reload = reload;
+      s.queue(1, 2);
+      const published = () =>
+        s.log
+          .at(-1)!
+          .effects.filter((e) => e.type === 'publish_check_run')
+          .map((e) => e.number);
+      const before = s.state.checkRuns['2']!;
+      s.command(2, 'refresh');
+      expect(published()).toEqual([2]);
+      expect(s.state.checkRuns['2']).toEqual({ title: before.title, version: before.version + 1 });
+      // Nothing changed since: nothing to publish.
+      s.send({ type: 'tick' });
+      expect(published()).toEqual([]);
+    }
+  });
+
   it("a comment the shell could not read is answered with the shell's words and changes nothing", () => {
     const s = scenario();
     s.queue(1);

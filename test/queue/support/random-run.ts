@@ -143,9 +143,16 @@ function faults(seed: number): Pick<ShellOptions, 'prepare' | 'merge'> {
   };
 }
 
-export function run(config: TrainyardConfigInput, actions: Action[], oracle: CiOracle, seed = 0): Scenario {
+export function run(
+  config: TrainyardConfigInput,
+  actions: Action[],
+  oracle: CiOracle,
+  seed = 0,
+  options: { reload?: boolean } = {},
+): Scenario {
   const shell = { ci: oracle, ...(seed === 0 ? {} : faults(seed)) };
   const s = new Scenario(config);
+  s.reload = options.reload ?? false;
   const pushes = new Map<number, number>();
   let minute = 0;
   let base = 0;

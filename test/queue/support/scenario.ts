@@ -124,6 +124,11 @@ export class Scenario {
   /** CI verdict of each tested commit, as the oracle decided. */
   readonly verdicts = new Map<string, 'success' | 'failure'>();
   private commentId = 5000;
+  /**
+   * Steps from a copy of the state with no object shared with the last step (as if loaded from
+   * storage), so that nothing the engine memoizes on its immutable records carries over.
+   */
+  reload = false;
 
   constructor(config: TrainyardConfigInput = {}, ids: IdSource = createCountingIds()) {
     this.state = initialState(trainyardConfigSchema.parse(config));
@@ -148,7 +153,8 @@ export class Scenario {
   }
 
   send(input: QueueInput): StepRecord {
-    const result = step(this.state, input, { now: new Date(this.now), ids: this.ids });
+    const from = this.reload ? (JSON.parse(JSON.stringify(this.state)) as QueueState) : this.state;
+    const result = step(from, input, { now: new Date(this.now), ids: this.ids });
     for (const event of result.events) {
       const parsed = newEventSchema.safeParse(event);
       if (!parsed.success) {
