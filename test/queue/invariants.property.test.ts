@@ -28,6 +28,9 @@ const PROPERTY = {
   ...(SEED_SETTING === 'random' ? {} : { seed: Number(SEED_SETTING) }),
 };
 
+/** A random configuration, up to 30 inputs and a seed: what `run` takes. */
+const randomRun = [configArb, fc.array(actionArb, { minLength: 5, maxLength: 30 }), fc.integer()] as const;
+
 describe('invariants on random input sequences', () => {
   it('hold for random configurations, inputs and CI results (invariants 1–6)', () => {
     fc.assert(
@@ -49,17 +52,12 @@ describe('invariants on random input sequences', () => {
 
   it('nothing is left behind: after the last input everything has merged or left (no PR lost, no check running)', () => {
     fc.assert(
-      fc.property(
-        configArb,
-        fc.array(actionArb, { minLength: 5, maxLength: 30 }),
-        fc.integer(),
-        (config, actions, seed) => {
-          const s = run(config, actions, randomOracle(seed, []), seed);
-          const stuck = Object.values(s.state.sessions).filter((session) => session.waitingForAhead === null);
-          // Sessions may remain only if their checks hang (CI never answers) past the timeout… which fails them.
-          expect(stuck.map((x) => x.number)).toEqual([]);
-        },
-      ),
+      fc.property(...randomRun, (config, actions, seed) => {
+        const s = run(config, actions, randomOracle(seed, []), seed);
+        const stuck = Object.values(s.state.sessions).filter((session) => session.waitingForAhead === null);
+        // Sessions may remain only if their checks hang (CI never answers) past the timeout… which fails them.
+        expect(stuck.map((x) => x.number)).toEqual([]);
+      }),
       PROPERTY,
     );
   });
@@ -93,32 +91,22 @@ describe('invariants on random input sequences', () => {
 
   it('the same inputs give byte-identical outputs (invariant 8)', () => {
     fc.assert(
-      fc.property(
-        configArb,
-        fc.array(actionArb, { minLength: 5, maxLength: 30 }),
-        fc.integer(),
-        (config, actions, seed) => {
-          const first = run(config, actions, randomOracle(seed, [3]));
-          const second = run(config, actions, randomOracle(seed, [3]));
-          expect(outputs(second)).toBe(outputs(first));
-        },
-      ),
+      fc.property(...randomRun, (config, actions, seed) => {
+        const first = run(config, actions, randomOracle(seed, [3]));
+        const second = run(config, actions, randomOracle(seed, [3]));
+        expect(outputs(second)).toBe(outputs(first));
+      }),
       { ...PROPERTY, numRuns: 15 },
     );
   });
 
   it('a step from a state loaded from storage gives the same outputs as from the state in memory (memos never leak)', () => {
     fc.assert(
-      fc.property(
-        configArb,
-        fc.array(actionArb, { minLength: 5, maxLength: 30 }),
-        fc.integer(),
-        (config, actions, seed) => {
-          const inMemory = run(config, actions, randomOracle(seed, [3]), seed);
-          const loaded = run(config, actions, randomOracle(seed, [3]), seed, { reload: true });
-          expect(outputs(loaded)).toBe(outputs(inMemory));
-        },
-      ),
+      fc.property(...randomRun, (config, actions, seed) => {
+        const inMemory = run(config, actions, randomOracle(seed, [3]), seed);
+        const loaded = run(config, actions, randomOracle(seed, [3]), seed, { reload: true });
+        expect(outputs(loaded)).toBe(outputs(inMemory));
+      }),
       { ...PROPERTY, numRuns: Math.ceil(RUNS / 2) },
     );
   });
