@@ -4,7 +4,7 @@ import { computeRunningChecks } from './embark.ts';
 import { emit } from './queue-events.ts';
 import { summarizeSessions } from './sessions-summary.ts';
 import type { Lane, QueueState } from './state.ts';
-import type { Transition } from './transition.ts';
+import { compareText, type Transition } from './transition.ts';
 
 const SEP = KEY_SEPARATOR;
 
@@ -48,5 +48,5 @@ function changedKeys(before: Record<string, number>, after: Record<string, numbe
 /** Non-zero values, keys sorted: the stored state must not depend on the order sessions were counted in. */
 function withoutZeros(values: Record<string, number>): Record<string, number> {
   const kept = Object.entries(values).filter(([, v]) => v > 0);
-  return Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(kept.sort(([a], [b]) => compareText(a, b)));
 }

@@ -153,8 +153,7 @@ export class Scenario {
   }
 
   send(input: QueueInput): StepRecord {
-    const from = this.reload ? (JSON.parse(JSON.stringify(this.state)) as QueueState) : this.state;
-    const result = step(from, input, { now: new Date(this.now), ids: this.ids });
+    const result = step(this.state, input, { now: new Date(this.now), ids: this.ids });
     for (const event of result.events) {
       const parsed = newEventSchema.safeParse(event);
       if (!parsed.success) {
@@ -165,7 +164,8 @@ export class Scenario {
     }
     const stored = JSON.parse(JSON.stringify(result.state)) as unknown;
     queueStateSchema.parse(stored);
-    this.state = result.state;
+    // Reloading: the next step starts from the stored copy, sharing no object with this one.
+    this.state = this.reload ? (stored as QueueState) : result.state;
     this.rememberNames();
     const record = {
       at: this.now,
