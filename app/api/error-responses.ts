@@ -14,5 +14,7 @@ export const errorResponses = {
   500: internalErrorSchema,
   503: z
     .object({ detail: z.string(), request_id: z.string() })
-    .describe('GitHub could not be reached to verify a token; retry'),
+    .describe(
+      'GitHub could not be reached to verify a token, or the request needed more time than it may use; retry (Retry-After)',
+    ),
 } as const;

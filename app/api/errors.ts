@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { ValidationIssue } from '../../shared/schemas/errors.schema.ts';
+import { QUERY_CANCELED } from '../store/database.ts';
 import { WriteConflictError } from '../store/repository-transaction.ts';
 
 /** An answer other than success, with the contract's body (API-CONTRACT.md, "Errors"). */
@@ -80,6 +81,14 @@ export function sendError(error: FastifyError, request: FastifyRequest, reply: F
     return reply
       .code(422)
       .send({ detail: [{ loc: ['request'], msg: error.message, type: error.code ?? 'invalid' }] });
+  }
+  if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+    // statement_timeout on the API's reads: the request asked more than its time budget.
+    request.log.warn({ err: error }, 'request cancelled: over its time budget');
+    return reply.code(503).header('Retry-After', '5').send({
+      detail: `the request needed more database time than a request may use; narrow the period or the filters, or retry later`,
+      request_id: request.id,
+    });
   }
   if (isResponseSerializationError(error)) {
     request.log.error({ err: error, issues: error.cause.issues }, 'response does not match its schema');

@@ -83,7 +83,9 @@ export async function loadGaugeBuckets(
   const width = widthOf(params);
   const W = width * 1000;
   const S = params.start.getTime();
-  const E = params.end.getTime();
+  // A gauge is known up to now: its last value is not carried into the future.
+  const E = Math.min(params.end.getTime(), params.until?.getTime() ?? Number.POSITIVE_INFINITY);
+  if (E < S) return { width, rows: [] };
   // Whole hours [A, Z) come from blocks, the rest from readings: [S, A) and [Z, E] (all of
   // [S, E] when both ends fall in one hour).
   let A = Math.ceil(S / HOUR_MS) * HOUR_MS;

@@ -8,6 +8,11 @@ export interface StatsParams {
   start: Date;
   end: Date;
   filters: StatsFilters;
+  /**
+   * Nothing is known after this instant (now): gauges, which carry their last value forward,
+   * are not extended past it. Absent: the period's end.
+   */
+  until?: Date | undefined;
 }
 
 /** Values of one filter are OR-ed, different filters AND-ed; absent or empty = no filter. */

@@ -28,6 +28,13 @@ export interface Store {
    * for a pooled connection. On PGlite (one connection) the same as `db`.
    */
   readonly inboxDb: Db;
+  /**
+   * Where the v1 API reads: on PostgreSQL connections of their own whose statements are
+   * cancelled after `readTimeoutMs` (statement_timeout, SQLSTATE 57014), so no request holds
+   * the database for long. On PGlite the same as `db`: PGlite has no statement timeout, and
+   * the API's reads there are bounded by what a request may ask (periods, pages, filters).
+   */
+  readonly readDb: Db;
   readonly pool: pg.Pool;
   readonly backend: 'pglite' | 'postgres';
   /** Where the data lives, without credentials: for logs. */
@@ -44,6 +51,10 @@ export interface StoreOptions {
   maxConnections?: number;
   /** PostgreSQL connections of the webhook inbox, beside `maxConnections` (see Store.inboxDb). */
   inboxConnections?: number;
+  /** PostgreSQL connections of the API's reads (see Store.readDb), beside the others. */
+  readConnections?: number;
+  /** statement_timeout of the API's reads on PostgreSQL, in ms (default 2,000). */
+  readTimeoutMs?: number;
   /** PostgreSQL schema to work in (tests give each file its own). */
   schema?: string | undefined;
   /**
@@ -56,6 +67,12 @@ export interface StoreOptions {
 }
 
 export const defaultDataDir = './.trainyard/db';
+
+/** How long one statement of an API read may run on PostgreSQL (Store.readDb). */
+export const DEFAULT_READ_TIMEOUT_MS = 2_000;
+
+/** PostgreSQL's SQLSTATE for a statement cancelled, by statement_timeout among others. */
+export const QUERY_CANCELED = '57014';
 
 // The Kysely handles of stores with oneTripSteps, and the pool under each: for sending several
 // statements in one message (app/store/step-in-one-trip.ts), which Kysely's driver does not do.
@@ -126,11 +143,12 @@ function redact(url: string): string {
 /** Opens the store on PostgreSQL or PGlite and brings its schema up to date. */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   if (options.databaseUrl) {
-    const connect = (max: number) => {
+    const connect = (max: number, settings: string[] = []) => {
+      if (options.schema) settings.push(`-c search_path=${options.schema}`);
       const pool = new pg.Pool({
         connectionString: options.databaseUrl,
         max,
-        ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+        ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
       });
       pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
       return pool;
@@ -147,14 +165,21 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     const inboxDb = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool: preparingPool(connect(options.inboxConnections ?? 4)) }),
     });
+    const readTimeoutMs = Math.max(1, Math.floor(options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS));
+    const readDb = new Kysely<Tables>({
+      dialect: new PostgresDialect({
+        pool: preparingPool(connect(options.readConnections ?? 6, [`-c statement_timeout=${readTimeoutMs}`])),
+      }),
+    });
     return {
       db,
       inboxDb,
+      readDb,
       pool,
       backend: 'postgres',
       location: redact(options.databaseUrl),
       async close() {
-        await Promise.all([db.destroy(), inboxDb.destroy()]);
+        await Promise.all([db.destroy(), inboxDb.destroy(), readDb.destroy()]);
       },
     };
   }
@@ -177,6 +202,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     return {
       db,
       inboxDb: db,
+      readDb: db,
       pool,
       backend: 'pglite',
       location: inMemory ? 'PGlite (in memory)' : `PGlite at ${resolve(dataDir)}`,

@@ -46,12 +46,18 @@ export const dateTimeSchema = z.iso.datetime({ offset: true }).describe('RFC 333
 
 export const uuidSchema = z.uuid();
 
+/** Values one repeated query key may carry: every value becomes a term of a query. */
+export const MAX_REPEATED_VALUES = 100;
+
 /**
  * A query parameter that may be repeated (`?a=1&a=2`): the HTTP layer gives a string for
  * one value and an array for several; both become an array.
  */
 export function repeatedQuery<T extends z.ZodType>(item: T) {
-  return z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(item));
+  return z.preprocess(
+    (v) => (v === undefined || Array.isArray(v) ? v : [v]),
+    z.array(item).max(MAX_REPEATED_VALUES, `at most ${MAX_REPEATED_VALUES} values`),
+  );
 }
 
 /** Integers arrive in query strings as text. */

@@ -35,7 +35,9 @@ function filterSchema(description: string) {
 const windowShape = {
   start_at: dateTimeQuerySchema
     .optional()
-    .describe('Start of the period (RFC 3339 with an offset, or a date); default: one day before end_at'),
+    .describe(
+      'Start of the period (RFC 3339 with an offset, or a date); default: one day before end_at. The period spans at most 366 days',
+    ),
   end_at: dateTimeQuerySchema
     .optional()
     .describe('End of the period (RFC 3339 with an offset, or a date); default: now'),
@@ -127,9 +129,16 @@ export type StatsWindowResult = ({ ok: true } & StatsWindow) | { ok: false; issu
 const ONE_DAY_MS = 86_400_000;
 
 /**
+ * The longest period a statistics request may cover. Data is kept 90 days by default; a year
+ * leaves room for a longer retention while bounding a request's buckets (183 of 2 days).
+ */
+export const MAX_STATS_PERIOD_DAYS = 366;
+
+/**
  * Applies the period defaults (end_at = now, start_at = end_at − 1 day) and checks the order.
  * Pure: the caller passes "now". An `end_at` (given or defaulted) before `start_at` is the
- * 422 issue `{loc: ['query', 'end_at'], type: 'value_error'}`; equal ends are allowed.
+ * 422 issue `{loc: ['query', 'end_at'], type: 'value_error'}`; equal ends are allowed. A period
+ * longer than {@link MAX_STATS_PERIOD_DAYS} is a 422 issue too.
  */
 export function resolveStatsWindow(
   query: { start_at?: Date | undefined; end_at?: Date | undefined },
@@ -140,6 +149,13 @@ export function resolveStatsWindow(
   if (end.getTime() < start.getTime()) {
     const msg = query.end_at ? endBeforeStartMessage : 'start_at must not be after end_at (default: now)';
     return { ok: false, issue: { loc: ['query', 'end_at'], msg, type: 'value_error' } };
+  }
+  if (end.getTime() - start.getTime() > MAX_STATS_PERIOD_DAYS * ONE_DAY_MS) {
+    const msg = `start_at..end_at cannot span more than ${MAX_STATS_PERIOD_DAYS} days`;
+    return {
+      ok: false,
+      issue: { loc: ['query', query.start_at ? 'start_at' : 'end_at'], msg, type: 'value_error' },
+    };
   }
   return { ok: true, start, end };
 }

@@ -362,6 +362,10 @@ describe('422s', () => {
     'queue_size?start_at=1969-12-31T23:59:59Z&end_at=2026-11-01T00:00:00Z',
     'batch_size?end_at=9999-12-31T23:59:59-23:59',
     'time_to_merge?at=0001-03-01',
+    // Longer than the longest period (366 days), and more repeated values than allowed (100).
+    'queues_entered_count?start_at=2025-01-01&end_at=2026-01-03',
+    'queue_size?start_at=2026-01-01&end_at=2030-01-01',
+    `queue_size?${Array.from({ length: 101 }, (_, i) => `queue_name=q${i}`).join('&')}`,
   ])('GET /stats/%s ⇒ 422', async (path) => {
     const res = await api.request(`/v1/repos/acme/enters/stats/${path}`, { token });
     expect(res.status).toBe(422);
@@ -659,6 +663,41 @@ describe('gauges', () => {
       groups: [],
     });
   });
+  it('queue_size: the value in force is not carried past now (no bucket after it)', async () => {
+    // The last reading (1, at 11:30) stays in force; now is 2026-11-02T12:30: a window to the
+    // end of the year reports the buckets up to now's and none after, measured up to now.
+    const body = await stats(
+      'gauges',
+      'queue_size',
+      'start_at=2026-11-01T00:00:00Z&end_at=2026-12-31T00:00:00Z&queue_name=default',
+    );
+    const buckets = body.groups[0].stats as { start: string; end: string; avg_size: number }[];
+    expect(buckets.at(-1)).toEqual({
+      start: '2026-11-02T00:00:00Z',
+      end: '2026-11-02T23:59:59Z',
+      avg_size: 1,
+      max_size: 1,
+      min_size: 1,
+    });
+    expect(buckets.map((b) => b.start)).toEqual(['2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z']);
+  });
+  it.each(['queue_size', 'running_speculative_checks'])(
+    '%s over the widest window the dates allow is a prompt 422, not a stalled server',
+    async (endpoint) => {
+      const started = performance.now();
+      const res = await api.request(
+        `/v1/repos/acme/gauges/stats/${endpoint}?start_at=1970-01-01&end_at=9998-12-31T23:59:59Z`,
+        { token },
+      );
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ['query', 'start_at'], type: 'value_error' });
+      expect(res.body.detail[0].msg).toMatch(/366 days/);
+      // The longest period allowed answers, with at most one bucket per 2 days.
+      const year = await stats('gauges', endpoint, 'start_at=2026-01-01&end_at=2027-01-02');
+      for (const group of year.groups) expect(group.stats.length).toBeLessThanOrEqual(183);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    },
+  );
   it('running_speculative_checks: no priority rule in groups, its filter ignored', async () => {
     const expected = {
       groups: [

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createApiKey, type KeyRole } from '../../app/store/api-keys.ts';
-import type { Store } from '../../app/store/database.ts';
+import type { Store, StoreOptions } from '../../app/store/database.ts';
 import { ensureRepository, type Repository } from '../../app/store/repositories.ts';
 import { OpenApiResponseValidator } from './openapi-validator.ts';
 import { openTestStore } from './test-store.ts';
@@ -29,8 +29,10 @@ export class ApiHarness {
     readonly app: FastifyInstance,
   ) {}
 
-  static async start(options: { now?: () => Date } = {}): Promise<ApiHarness> {
-    const store = await openTestStore();
+  static async start(
+    options: { now?: () => Date; store?: Pick<StoreOptions, 'readTimeoutMs'> } = {},
+  ): Promise<ApiHarness> {
+    const store = await openTestStore(options.store);
     const app = await buildServer({
       store,
       github: new GithubPermissions({ apiBaseUrl: FAKE_GITHUB_API }),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openStore, type Store } from '../../app/store/database.ts';
+import { openStore, type Store, type StoreOptions } from '../../app/store/database.ts';
 
 /** Which back end this test run uses: `DATABASE_URL` set ⇒ PostgreSQL, else PGlite. */
 export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -12,7 +12,9 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
  * A fresh, empty store for one test file: PGlite in memory, or a schema of its own on the
  * PostgreSQL of DATABASE_URL (dropped on close), so test files can run side by side.
  */
-export async function openTestStore(options: { oneTripSteps?: boolean } = {}): Promise<Store> {
+export async function openTestStore(
+  options: Pick<StoreOptions, 'oneTripSteps' | 'readTimeoutMs'> = {},
+): Promise<Store> {
   const url = process.env.DATABASE_URL;
   if (!url) return openStore({ dataDir: 'memory://', ...options });
   const schema = `test_${randomBytes(6).toString('hex')}`;

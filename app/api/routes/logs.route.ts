@@ -50,7 +50,7 @@ export function registerLogsRoute(app: ZodApp, ctx: RouteContext) {
         q.per_page,
       ]);
       const start: EventPageStart = q.cursor ? decodeCursor(q.cursor, fingerprint) : { kind: 'newest' };
-      const page = await listEventTexts(ctx.store.db, repo.id, filters, start, q.per_page);
+      const page = await listEventTexts(ctx.store.readDb, repo.id, filters, start, q.per_page);
 
       if (page.hasNewer || page.hasOlder) {
         const newest = page.events[0]?.id;

@@ -54,7 +54,7 @@ export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
     if (endpoint === 'time_to_merge') {
       app.get(`/stats/${endpoint}`, { schema, ...config }, async (request) => {
         const q = request.query as { at?: Date; branch?: string };
-        return loadTimeToMerge(ctx.store.db, {
+        return loadTimeToMerge(ctx.store.readDb, {
           repositoryId: request.repository.id,
           at: q.at ?? ctx.now(),
           branch: q.branch,
@@ -64,12 +64,14 @@ export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
     }
     app.get(`/stats/${endpoint}`, { schema, ...config }, async (request) => {
       const q = request.query as Partial<StatsQuery>;
-      const window = resolveStatsWindow(q, ctx.now());
+      const now = ctx.now();
+      const window = resolveStatsWindow(q, now);
       if (!window.ok) throw new ValidationError([window.issue]);
-      return loadStats(endpoint as PeriodEndpoint, ctx.store.db, {
+      return loadStats(endpoint as PeriodEndpoint, ctx.store.readDb, {
         repositoryId: request.repository.id,
         start: window.start,
         end: window.end,
+        until: now,
         filters: {
           baseRef: q.base_ref,
           partitionName: q.partition_name,

@@ -25,8 +25,8 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
     async (request) => {
       const repo = request.repository;
       const [pause, stored] = await Promise.all([
-        loadPause(ctx.store.db, repo.id),
-        loadQueueState(ctx.store.db, repo.id),
+        loadPause(ctx.store.readDb, repo.id),
+        loadQueueState(ctx.store.readDb, repo.id),
       ]);
       const pauseRecord = pause ? { reason: pause.reason, paused_at: pause.pausedAt.toISOString() } : null;
       // A repository the engine has not run for yet has an empty queue.
