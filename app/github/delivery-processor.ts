@@ -15,6 +15,7 @@ import type { DeferredStep, GroupEntry, SharedContexts, ShellLease } from './del
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
 import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from './retry-backoff.ts';
+import { StaleRepositoryError } from './stale-repository.ts';
 
 export interface DeliveryProcessorOptions {
   db: Db;
@@ -388,11 +389,15 @@ export class DeliveryProcessor {
         log.error({ error: failure }, 'webhooks: delivery given up after repeated failures');
         return;
       }
-      const delayMs = computeRetryDelay(
-        delivery.attempts,
-        this.options.random ?? Math.random,
-        this.options.backoff ?? defaultRetryBackoff,
-      );
+      // A stale repository id was this process's own fault, repaired already: no reason to wait.
+      const delayMs =
+        error instanceof StaleRepositoryError
+          ? 0
+          : computeRetryDelay(
+              delivery.attempts,
+              this.options.random ?? Math.random,
+              this.options.backoff ?? defaultRetryBackoff,
+            );
       const kept = await retryDelivery(this.options.db, lease, {
         error: failure,
         availableAt: new Date(this.now().getTime() + delayMs),

@@ -24,6 +24,7 @@ import {
   resolveRepositoryContext,
 } from './repository-context.ts';
 import type { RepositoryLookup } from './repository-lookup.ts';
+import { stepOnLookedUpRepository } from './stale-repository.ts';
 import type { RepositoryChange } from './webhooks/repository-change.ts';
 
 /** What the Probot handlers need from the process: resolved once, at start-up. */
@@ -183,18 +184,20 @@ export async function commitDeliveryGroup(
     if (lost !== undefined) throw new DeliveryLeaseLostError(lost.deliveryId);
   } else if (repositories.size === 1) {
     const [repositoryId] = repositories as Set<string>;
-    const outcome = await runStep({
-      db: shell.store.db,
-      repositoryId: repositoryId!,
-      // A new repository's configuration first, whichever delivery of the group resolved it.
-      inputs: [
-        ...entries.flatMap((e) => e.step?.bootstrap ?? []),
-        ...entries.flatMap((e) => e.step?.inputs ?? []),
-      ],
-      now,
-      ids: shell.ids,
-      deliveries: leases,
-    });
+    const outcome = await stepOnLookedUpRepository(shell.repositories, repositoryId!, () =>
+      runStep({
+        db: shell.store.db,
+        repositoryId: repositoryId!,
+        // A new repository's configuration first, whichever delivery of the group resolved it.
+        inputs: [
+          ...entries.flatMap((e) => e.step?.bootstrap ?? []),
+          ...entries.flatMap((e) => e.step?.inputs ?? []),
+        ],
+        now,
+        ids: shell.ids,
+        deliveries: leases,
+      }),
+    );
     if (outcome.enqueued.length > 0 || outcome.wakeUps.length > 0) shell.stepped();
   } else {
     // A repository renamed onto another's name within the group: each on its own, in order.
@@ -212,14 +215,16 @@ async function stepWithDelivery(
 ): Promise<void> {
   const now = shell.now();
   const lease = deliveryId === null ? undefined : shell.leaseOf(deliveryId);
-  const outcome = await runStep({
-    db: shell.store.db,
-    repositoryId,
-    inputs,
-    now,
-    ids: shell.ids,
-    ...(lease === undefined ? {} : { deliveries: [lease] }),
-  });
+  const outcome = await stepOnLookedUpRepository(shell.repositories, repositoryId, () =>
+    runStep({
+      db: shell.store.db,
+      repositoryId,
+      inputs,
+      now,
+      ids: shell.ids,
+      ...(lease === undefined ? {} : { deliveries: [lease] }),
+    }),
+  );
   // Committed: the processor need not mark the delivery processed again.
   if (lease !== undefined) lease.completed = true;
   if (outcome.enqueued.length > 0 || outcome.wakeUps.length > 0) shell.stepped();

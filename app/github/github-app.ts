@@ -38,6 +38,8 @@ export interface GithubAppOptions {
   ids?: IdSource;
   /** Polling bounds of the background loops (tests shorten them). */
   pollMs?: number;
+  /** Repository rows kept a few seconds (tests pass their own to look behind it). */
+  repositories?: RepositoryLookup;
 }
 
 export interface GithubApp {
@@ -86,7 +88,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     store,
     octokits,
     cache: new FactsCache(),
-    repositories: new RepositoryLookup(),
+    repositories: options.repositories ?? new RepositoryLookup(),
     appSlug,
     ids,
     now,

@@ -60,6 +60,8 @@ export async function resolveRepositoryContext(params: {
     installationId,
     defaultBranch,
   });
+  // Kept only now: saveInstalledRepository committed in a transaction of its own (store.db), so
+  // the lookup never holds a row that a rollback took back.
   params.repositories.keep(repository);
   const bootstrap = known === null ? [await fetchConfigInput(client, defaultBranch)] : [];
   return { repository, client, bootstrap };

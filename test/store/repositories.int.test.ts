@@ -168,6 +168,63 @@ describe(`repositories as GitHub changes them (${backend})`, () => {
     expect(await detachRepository(store.db, widgets)).toBe(false);
   });
 
+  describe('concurrent saves of one repository (its installation webhook and its first delivery)', () => {
+    const rounds = 8;
+    const callers = 6;
+    /** Every caller gets the one row that exists afterwards: no duplicate-key error, no id deleted behind a caller. */
+    async function expectOneRow(saved: PromiseSettledResult<{ id: string }>[]) {
+      const errors = saved.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
+      expect(errors).toEqual([]);
+      const rows = await listRepositories(store.db);
+      expect(rows).toHaveLength(1);
+      const ids = saved.map((s) => (s as PromiseFulfilledResult<{ id: string }>).value.id);
+      expect(new Set(ids)).toEqual(new Set([rows[0]!.id]));
+      return rows[0]!;
+    }
+    const installAll = (repo = widgets) =>
+      Promise.allSettled(Array.from({ length: callers }, () => install(repo)));
+
+    it('installed from scratch', async () => {
+      for (let round = 0; round < rounds; round++) {
+        await store.db.deleteFrom('repositories').execute();
+        await expectOneRow(await installAll());
+      }
+    });
+
+    it('adopting a row the CLI created', async () => {
+      for (let round = 0; round < rounds; round++) {
+        await store.db.deleteFrom('repositories').execute();
+        const imported = await ensureRepository(store.db, { owner: 'acme', name: 'widgets' });
+        const row = await expectOneRow(await installAll());
+        expect(row.id).toBe(imported.id);
+        expect(await githubIdOf(row.id)).toBe('4242');
+      }
+    });
+
+    it('taking the name from a stale holder, whose row goes', async () => {
+      for (let round = 0; round < rounds; round++) {
+        await store.db.deleteFrom('repositories').execute();
+        const stale = await install({ githubId: 1, owner: 'acme', name: 'widgets' });
+        const row = await expectOneRow(await installAll());
+        expect(row.id).not.toBe(stale.id);
+        expect(await githubIdOf(row.id)).toBe('4242');
+      }
+    });
+
+    it('ensured by name (CLI, import) at the same time', async () => {
+      for (let round = 0; round < rounds; round++) {
+        await store.db.deleteFrom('repositories').execute();
+        await expectOneRow(
+          await Promise.allSettled(
+            Array.from({ length: callers }, () =>
+              ensureRepository(store.db, { owner: 'acme', name: 'widgets' }),
+            ),
+          ),
+        );
+      }
+    });
+  });
+
   it('works inside a caller transaction', async () => {
     const repository = await store.db
       .transaction()

@@ -8,6 +8,7 @@ import { buildServer } from '../../app/api/server.ts';
 import { createEffectRunner } from '../../app/github/effect-runner.ts';
 import { createGithubApp, type GithubApp } from '../../app/github/github-app.ts';
 import { InstallationOctokits, testRequestPolicy } from '../../app/github/octokit.ts';
+import type { RepositoryLookup } from '../../app/github/repository-lookup.ts';
 import { webhookPath } from '../../app/github/webhook-endpoint.ts';
 import { SandboxCi } from '../../app/sandbox/ci.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
@@ -118,6 +119,8 @@ export interface TrainyardOptions {
    * go to each in turn, and settle() runs them all at once.
    */
   instances?: number;
+  /** The first instance's repository lookup (tests that look behind it). */
+  repositories?: RepositoryLookup;
 }
 
 /**
@@ -190,6 +193,7 @@ export async function startTrainyard(options: TrainyardOptions = {}): Promise<Te
       effectOptions,
       now,
       ...(count > 1 ? { pollMs: 20 } : {}),
+      ...(index === 0 && options.repositories ? { repositories: options.repositories } : {}),
     });
     const url = await server.listen({ host: '127.0.0.1', port: 0 });
     if (count > 1) app.start();
