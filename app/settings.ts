@@ -7,6 +7,18 @@ const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   TRAINYARD_DATA_DIR: z.string().min(1).default('./.trainyard/db'),
   TRAINYARD_PUBLIC_URL: z.url().optional(),
+  /** Proxies whose X-Forwarded-* headers are believed: `true` (any), or addresses/CIDRs, comma-separated. */
+  TRAINYARD_TRUST_PROXY: z
+    .string()
+    .transform((v, ctx): boolean | string[] => {
+      const text = v.trim();
+      if (text === 'true' || text === 'false') return text === 'true';
+      const list = text.split(',').map((p) => p.trim());
+      if (list.every((p) => /^[0-9a-f:.]+(\/\d{1,3})?$/i.test(p))) return list;
+      ctx.addIssue({ code: 'custom', message: 'true, false, or comma-separated addresses/CIDRs' });
+      return z.NEVER;
+    })
+    .optional(),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   APP_ID: z.string().min(1).optional(),

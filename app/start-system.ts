@@ -66,6 +66,7 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       store,
       github: new GithubPermissions({ apiBaseUrl: side.credentials.baseUrl }),
       publicUrl: settings.TRAINYARD_PUBLIC_URL,
+      trustProxy: settings.TRAINYARD_TRUST_PROXY,
       logger,
       ...(side.now ? { now: side.now } : {}),
     });

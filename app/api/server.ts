@@ -16,9 +16,11 @@ import {
 import type { Store } from '../store/database.ts';
 import type { GithubPermissions } from './auth/github-permissions.ts';
 import { DEFAULT_KEY_CACHE_TTL_MS, KeyCache } from './auth/key-cache.ts';
+import { answerClientError, answerExpectationFailed } from './client-errors.ts';
 import { closeConnectionsOnClose } from './close-connections.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
+import { type RequestLike, requestOrigin } from './request-origin.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
 import { registerPauseRoutes } from './routes/pause.route.ts';
 import { registerStatsRoutes } from './routes/stats.route.ts';
@@ -32,6 +34,11 @@ export interface ApiDependencies {
   /** Base URL for absolute links when behind a proxy; else taken from the request's Host. */
   publicUrl?: string | undefined;
   /**
+   * Which proxies' X-Forwarded-For/-Host/-Proto to believe (Fastify's `trustProxy`): true for
+   * any, or addresses and CIDR ranges. Default: none.
+   */
+  trustProxy?: boolean | string[] | undefined;
+  /**
    * How long an application key lookup is reused (default 2 s; 0: never): a revoked key is
    * refused at most this long after the revocation.
    */
@@ -44,7 +51,7 @@ export interface RouteContext {
   store: Store;
   now: () => Date;
   /** The absolute URL of the current request, for Link headers. */
-  requestUrl(request: { protocol: string; host: string; url: string }): URL;
+  requestUrl(request: RequestLike & { url: string }): URL;
 }
 
 const requestIdPattern = /^[\w\-.:]{1,128}$/;
@@ -69,13 +76,24 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
         .send({ detail: [{ loc: ['path'], msg: error.message, type: error.code ?? 'invalid' }] });
     },
     routerOptions: { maxParamLength: 500 },
+    trustProxy: deps.trustProxy ?? false,
+    clientErrorHandler: answerClientError,
   });
+  app.server.on('checkExpectation', answerExpectationFailed);
   closeConnectionsOnClose(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(sendError);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+  });
+  // An empty JSON body is no body: `DELETE …/pause` sent with Content-Type: application/json
+  // and nothing after it is a plain DELETE; a body the route needs is then reported missing.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined);
+    else parseJson(request, body.toString(), done);
   });
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `no such endpoint: ${request.method} ${request.url.split('?')[0]}` });
@@ -101,7 +119,9 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
   const ctx: RouteContext = {
     store: deps.store,
     now,
-    requestUrl: (request) => new URL(request.url, deps.publicUrl ?? `${request.protocol}://${request.host}`),
+    // The path is appended, not resolved: a request target like `//host/…` must not change the host.
+    requestUrl: (request) =>
+      new URL(`${requestOrigin(request, deps.publicUrl)}${request.url.startsWith('/') ? request.url : '/'}`),
   };
 
   await app.register(
