@@ -166,7 +166,7 @@ describe('links behind a proxy', () => {
     );
     try {
       const next = async (index: number, headers: string[]) => {
-        const port = (servers[index]?.server.address() as { port: number }).port;
+        const port = ((servers[index] as (typeof servers)[number]).server.address() as { port: number }).port;
         const res = await send(get(LOGS, headers), port);
         expect(res.status, res.body).toBe(200);
         return parseLinkHeader(res.headers.get('link') ?? null).next ?? '';
