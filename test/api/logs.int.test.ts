@@ -215,3 +215,32 @@ describe('GET /logs', () => {
     expect(res.body.detail).toMatch(/not known/);
   });
 });
+
+describe("Mergify's /logs filters this server does not implement", () => {
+  it.each([
+    'not_pull_request=1',
+    'batch_pull=2',
+    'not_batch_pull=2',
+    'not_event_type=action.queue.merged',
+    'outcome=success',
+    'not_outcome=failure',
+    'trigger=Rule%3A%20automatic%20merge',
+    'not_trigger=x',
+  ])('%s is a 422 naming the parameter, never an unfiltered page', async (query) => {
+    const res = await api.request(`${BASE}?per_page=5&${query}`, { token });
+    expect(res.status).toBe(422);
+    const name = query.split('=')[0];
+    expect(res.body.detail).toEqual([
+      {
+        loc: ['query', name],
+        msg: expect.stringContaining(`${name} is not supported`),
+        type: 'unsupported_filter',
+      },
+    ]);
+  });
+  it('other unknown parameters are ignored, as before', async () => {
+    const res = await api.request(`${BASE}?per_page=5&colour=blue`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body.size).toBe(5);
+  });
+});

@@ -5,15 +5,45 @@ import { logsPageSchema, logsQuerySchema } from '../../../shared/schemas/logs.sc
 import { type EventFilters, type EventPageStart, listEventTexts } from '../../store/events.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.ts';
 import { errorResponses } from '../error-responses.ts';
+import { ValidationError } from '../errors.ts';
 import { eventJson } from '../event-response.ts';
 import { buildLinkHeader } from '../link-header.ts';
 import type { RouteContext } from '../server.ts';
 import type { ZodApp } from '../zod-app.ts';
 
+/**
+ * Filters of Mergify's /logs that this server does not implement. A caller sending one would
+ * believe the page filtered; it gets a 422 naming the parameter instead (other unknown
+ * parameters are ignored, as FastAPI does).
+ */
+const UNSUPPORTED_FILTERS = [
+  'not_pull_request',
+  'batch_pull',
+  'not_batch_pull',
+  'not_event_type',
+  'outcome',
+  'not_outcome',
+  'trigger',
+  'not_trigger',
+] as const;
+
+function refuseUnsupportedFilters(url: string): void {
+  const query = url.indexOf('?');
+  if (query < 0) return;
+  const given = new Set(new URLSearchParams(url.slice(query + 1)).keys());
+  const issues = UNSUPPORTED_FILTERS.filter((name) => given.has(name)).map((name) => ({
+    loc: ['query', name],
+    msg: `${name} is not supported: filter with pull_request, base_ref, event_type, received_from and received_to`,
+    type: 'unsupported_filter',
+  }));
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
 export function registerLogsRoute(app: ZodApp, ctx: RouteContext) {
   app.get(
     '/logs',
     {
+      preValidation: async (request) => refuseUnsupportedFilters(request.url),
       schema: {
         summary: 'The event log, newest first',
         params: repoParamsSchema,
