@@ -41,7 +41,9 @@ const permissions = (p: Partial<Record<'admin' | 'maintain' | 'push' | 'triage' 
 });
 
 beforeAll(async () => {
-  api = await ApiHarness.start();
+  // Each test scripts GitHub's answers: no fast-503 window after the unreachable one
+  // (github-token-checks.int.test.ts tests that window).
+  api = await ApiHarness.start({ github: { unreachableForMs: 0 } });
   await api.repository('acme/widgets');
   await api.repository('acme/gadgets');
   await api.repository('globex/widgets');

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
+import { GithubPermissions, type GithubPermissionsOptions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createApiKey, type KeyRole } from '../../app/store/api-keys.ts';
 import type { Store, StoreOptions } from '../../app/store/database.ts';
@@ -30,12 +30,16 @@ export class ApiHarness {
   ) {}
 
   static async start(
-    options: { now?: () => Date; store?: Pick<StoreOptions, 'readTimeoutMs'> } = {},
+    options: {
+      now?: () => Date;
+      store?: Pick<StoreOptions, 'readTimeoutMs'>;
+      github?: Omit<GithubPermissionsOptions, 'apiBaseUrl'>;
+    } = {},
   ): Promise<ApiHarness> {
     const store = await openTestStore(options.store);
     const app = await buildServer({
       store,
-      github: new GithubPermissions({ apiBaseUrl: FAKE_GITHUB_API }),
+      github: new GithubPermissions({ apiBaseUrl: FAKE_GITHUB_API, ...options.github }),
       ...(options.now ? { now: options.now } : {}),
     });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
