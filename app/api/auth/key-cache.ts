@@ -20,9 +20,10 @@ interface Entry {
 /**
  * Application keys and the repository a request names, as found in the store, reused for
  * `ttlMs` so that a burst of requests does not pay a database round trip each for the same
- * answer. Only live keys of a known repository are kept: a revocation made anywhere (the CLI
- * is another process) takes effect within `ttlMs`, and an unknown key or repository is looked
- * up every time. Keyed by the key's hash, never the secret.
+ * answer. Only live keys are kept (with the repository, or its absence): a revocation made
+ * anywhere (the CLI is another process) takes effect within `ttlMs`, a repository added
+ * meanwhile is seen within `ttlMs`, and an unknown key is looked up every time. Keyed by the
+ * key's hash, never the secret.
  */
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
@@ -47,7 +48,10 @@ export class KeyCache {
     if (cached && cached.expiresAt > now) return cached.value;
     if (cached) this.entries.delete(id);
     const found = await find();
-    if (found && !found.key.revokedAt && found.repository) {
+    // Whether the repository exists does not decide what is kept: otherwise a refusal would
+    // be faster for an existing repository (cached) than for a missing one, and any key
+    // holder could time which repositories of other owners exist.
+    if (found && !found.key.revokedAt) {
       if (this.entries.size >= this.maxEntries) {
         const oldest = this.entries.keys().next();
         if (!oldest.done) this.entries.delete(oldest.value);
