@@ -3,6 +3,7 @@ import type { Effect } from '../queue/effects.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import type { Store } from '../store/database.ts';
 import { type ExecuteEffectOptions, executeEffect, isGithubEffect } from './effects/execute-effect.ts';
+import type { AppIdentity } from './effects/ownership.ts';
 import { isTransientGithubError } from './errors.ts';
 import { describeFailure } from './failure-text.ts';
 import type { InstallationOctokits } from './octokit.ts';
@@ -18,6 +19,8 @@ export function createEffectRunner(params: {
   store: Store;
   octokits: InstallationOctokits;
   logger: Logger;
+  /** The app's bot: destructive effects touch only what it made (ownership.ts). */
+  identity: AppIdentity;
   options?: ExecuteEffectOptions;
 }): (repositoryId: string, effect: Effect) => Promise<QueueInput[]> {
   return async (repositoryId, effect) => {
@@ -39,8 +42,9 @@ export function createEffectRunner(params: {
       owner: repository.owner,
       repo: repository.name,
     });
+    const log = params.logger.child({ repositoryId, key: effect.key });
     try {
-      return await executeEffect(effect, client, params.options);
+      return await executeEffect(effect, client, { ...params.options, identity: params.identity, log });
     } catch (error) {
       if (isTransientGithubError(error)) throw error;
       const reason = describeFailure(error);

@@ -11,6 +11,7 @@ import { DeliveryProcessor } from './delivery-processor.ts';
 import { commitDeliveryGroup, type DeliveryShell } from './delivery-shell.ts';
 import { createEffectRunner } from './effect-runner.ts';
 import type { ExecuteEffectOptions } from './effects/execute-effect.ts';
+import { appIdentityOf } from './effects/ownership.ts';
 import { FactsCache } from './facts-cache.ts';
 import {
   type GithubAppCredentials,
@@ -114,6 +115,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
       store,
       octokits,
       logger,
+      identity: appIdentityOf(appSlug),
       ...(options.effectOptions ? { options: options.effectOptions } : {}),
     }),
     logger: logger.child({ name: 'outbox' }),

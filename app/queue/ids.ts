@@ -37,6 +37,16 @@ export function computeTestBranch(batchId: string): string {
   return `${TEST_BRANCH_PREFIX}${computeShortId(batchId)}`;
 }
 
+/**
+ * Exactly a name computeTestBranch makes: the prefix and a batch's eight hex digits. Stricter
+ * than isTestBranch, for what may be deleted or force-moved as the app's own.
+ */
+export function isTestBranchName(branch: string): boolean {
+  return (
+    branch.startsWith(TEST_BRANCH_PREFIX) && /^[0-9a-f]{8}$/.test(branch.slice(TEST_BRANCH_PREFIX.length))
+  );
+}
+
 /** A branch the engine made for a batch (the shell ignores its pushes and draft pull requests). */
 export function isTestBranch(branch: string): boolean {
   return branch.startsWith(TEST_BRANCH_PREFIX);

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepositoryClient } from '../../app/github/client.ts';
 import { executeEffect } from '../../app/github/effects/execute-effect.ts';
+import { appIdentityOf } from '../../app/github/effects/ownership.ts';
 import { MergeConflictError, MergeRefusedError, NotFoundError } from '../../app/github/errors.ts';
 import { InstallationOctokits, testRequestPolicy } from '../../app/github/octokit.ts';
 import { createRepositoryClient } from '../../app/github/repository-client.ts';
@@ -286,7 +287,8 @@ describe('the app’s effect executors against the sandbox', () => {
         { number: two.number, headSha: two.headSha },
       ],
     });
-    const [prepared] = await executeEffect(effect, client);
+    const owner = { identity: appIdentityOf(h.github.app.slug) };
+    const [prepared] = await executeEffect(effect, client, owner);
     expect(prepared).toMatchObject({
       type: 'test_branch_prepared',
       sha: repo.branches.get(effect.branch),
@@ -299,7 +301,7 @@ describe('the app’s effect executors against the sandbox', () => {
       base: 'main',
       state: 'open',
     });
-    const again = await executeEffect(effect, client);
+    const again = await executeEffect(effect, client, owner);
     expect(again).toEqual([{ ...prepared, sha: repo.branches.get(effect.branch) }]);
 
     const tested = repo.branches.get(effect.branch)!;

@@ -18,7 +18,7 @@ export function prepareTestBranch(overrides: Partial<PrepareTestBranch> = {}): P
     key: 'prepare_test_branch:batch-a:1',
     batchId: 'batch-a',
     attempt: 1,
-    branch: 'trainyard/merge-queue/a1',
+    branch: 'trainyard/merge-queue/0a1b2c3d',
     base: 'main',
     baseSha: null,
     pullRequests: [
@@ -47,7 +47,7 @@ export function closeDraftPr(overrides: Partial<CloseDraftPr> = {}): CloseDraftP
     type: 'close_draft_pr',
     key: 'close_draft_pr:batch-a',
     batchId: 'batch-a',
-    branch: 'trainyard/merge-queue/a1',
+    branch: 'trainyard/merge-queue/0a1b2c3d',
     draftPullRequest: 50,
     ...overrides,
   };

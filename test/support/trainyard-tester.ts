@@ -6,6 +6,7 @@ import pino from 'pino';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createEffectRunner } from '../../app/github/effect-runner.ts';
+import { appIdentityOf } from '../../app/github/effects/ownership.ts';
 import { createGithubApp, type GithubApp } from '../../app/github/github-app.ts';
 import { InstallationOctokits, testRequestPolicy } from '../../app/github/octokit.ts';
 import type { RepositoryLookup } from '../../app/github/repository-lookup.ts';
@@ -398,6 +399,7 @@ export async function startTrainyard(options: TrainyardOptions = {}): Promise<Te
         store,
         octokits: new InstallationOctokits(credentials, { policy: testRequestPolicy }),
         logger,
+        identity: appIdentityOf(github.app.slug),
         options: effectOptions,
       });
       const rows = await claimOutbox(store.db, { limit: 100, leaseMs: 120_000, now: now() });

@@ -5,6 +5,7 @@ import { executeCancelChecks } from './cancel-checks.ts';
 import { executeCloseDraftPr } from './close-draft-pr.ts';
 import { executeFastForwardBase } from './fast-forward-base.ts';
 import { executeMergePr } from './merge-pr.ts';
+import type { Ownership } from './ownership.ts';
 import { executePostComment } from './post-comment.ts';
 import { executePrepareTestBranch } from './prepare-test-branch.ts';
 import { executePublishCheckRun } from './publish-check-run.ts';
@@ -18,14 +19,15 @@ export function isGithubEffect(effect: Effect): effect is GithubEffect {
   return effect.type !== 'schedule_wake_up';
 }
 
-export interface ExecuteEffectOptions {
+export interface ExecuteEffectOptions extends Ownership {
   /** Waiting for GitHub to move a head after update-branch (tests wait for nothing). */
   headPolling?: HeadPolling;
 }
 
 /**
  * Carries out one effect on GitHub and answers with the inputs its result means ([] for
- * fire-and-forget effects). Idempotent: running an effect twice does no harm.
+ * fire-and-forget effects). Idempotent: running an effect twice does no harm. Destructive
+ * effects touch only what is the app's own (ownership.ts: `options.identity`).
  *
  * Throws when the effect should be run again later: a transient GitHub error
  * (`isTransientGithubError`: 5xx, network, rate limits, races). Any other error thrown is
@@ -38,11 +40,11 @@ export async function executeEffect(
 ): Promise<QueueInput[]> {
   switch (effect.type) {
     case 'prepare_test_branch':
-      return executePrepareTestBranch(effect, client);
+      return executePrepareTestBranch(effect, client, options);
     case 'update_pr_in_place':
       return executeUpdatePrInPlace(effect, client, options.headPolling ?? defaultHeadPolling);
     case 'close_draft_pr':
-      return executeCloseDraftPr(effect, client);
+      return executeCloseDraftPr(effect, client, options);
     case 'merge_pr':
       return executeMergePr(effect, client);
     case 'fast_forward_base':

@@ -2,6 +2,7 @@ import type { PrepareTestBranch } from '../../queue/effects.ts';
 import type { QueueInput, TestBranchFailure } from '../../queue/inputs.ts';
 import type { RepositoryClient } from '../client.ts';
 import { GithubRequestError, isTransientGithubError, MergeConflictError, NotFoundError } from '../errors.ts';
+import { isOwnBranch, isOwnDraft, type Ownership, workBranchOf } from './ownership.ts';
 
 /**
  * The batch's tested commit: the base (or `baseSha`) with each pull request's head merged in
@@ -15,11 +16,20 @@ import { GithubRequestError, isTransientGithubError, MergeConflictError, NotFoun
 export async function executePrepareTestBranch(
   effect: PrepareTestBranch,
   client: RepositoryClient,
+  owner: Ownership = {},
 ): Promise<QueueInput[]> {
   const { batchId, attempt } = effect;
   const failed = (reason: TestBranchFailure, pullRequest: number | null, message: string): QueueInput[] => [
     { type: 'test_branch_failed', batchId, attempt, reason, pullRequest, message },
   ];
+  // The branch and its work branch are force-moved and deleted: only names the app gives its own.
+  if (!isOwnBranch(effect.branch)) {
+    owner.log?.warn(
+      { key: effect.key, branch: effect.branch },
+      'prepare_test_branch: not a test branch name; left alone',
+    );
+    return failed('branch_update_failed', null, `${effect.branch} is not a test branch of the app`);
+  }
   const start = effect.baseSha ?? (await client.getBranchSha(effect.base));
   if (start === null)
     return failed('branch_update_failed', null, `base branch ${effect.base} does not exist`);
@@ -28,7 +38,7 @@ export async function executePrepareTestBranch(
   if (typeof built !== 'string') return failed(built.reason, built.pullRequest, built.message);
   let draftPullRequest: number | null = null;
   if (effect.draftPullRequest !== null) {
-    const draft = await findOrOpenDraft(effect, client);
+    const draft = await findOrOpenDraft(effect, client, owner);
     if (typeof draft !== 'number') return failed(draft.reason, null, draft.message);
     draftPullRequest = draft;
   }
@@ -83,11 +93,6 @@ function mergeMessage(effect: PrepareTestBranch, number: number, head: string): 
   return `Merge #${number} (${head.slice(0, 12)}) into ${effect.branch}\n\nTrainyard batch ${effect.batchId}, attempt ${effect.attempt}: ${all} on ${effect.base}.`;
 }
 
-/** Where the merges are made before the test branch moves; `-` keeps it out of the branch's ref namespace. */
-export function workBranchOf(branch: string): string {
-  return `${branch}-work`;
-}
-
 /** How GitHub words a head branch it cannot see yet (422 on POST /pulls). */
 const NOT_INDEXED =
   /head sha can't be blank|head ref must be a branch|PullRequest head invalid|not all refs are readable/i;
@@ -98,17 +103,31 @@ type DraftFailure = { reason: 'draft_pull_request_creation_failed' | 'branch_not
 async function findOrOpenDraft(
   effect: PrepareTestBranch,
   client: RepositoryClient,
+  owner: Ownership,
 ): Promise<number | DraftFailure> {
+  // A pull request from the test branch that is not the app's is not adopted: it would be closed with the batch.
+  const adopt = async (number: number): Promise<number | DraftFailure> => {
+    const pull = await client.getPullRequest(number);
+    if (isOwnDraft(pull, owner.identity, effect.branch)) return number;
+    owner.log?.warn(
+      { key: effect.key, pullRequest: number, author: pull.author.login },
+      'prepare_test_branch: an open pull request from the test branch is not the app’s; left alone',
+    );
+    return {
+      reason: 'draft_pull_request_creation_failed',
+      message: `#${number}, open from ${effect.branch}, is not the app's draft pull request`,
+    };
+  };
   const existing = await client.findOpenPullRequestByHead(effect.branch);
-  if (existing !== null) return existing;
+  if (existing !== null) return adopt(existing);
   const draft = effect.draftPullRequest!;
   try {
     return await client.createDraftPullRequest({ head: effect.branch, base: effect.base, ...draft });
   } catch (error) {
     if (isTransientGithubError(error) || !(error instanceof GithubRequestError)) throw error;
-    // A retried creation that GitHub had already done answers "already exists": that one is ours.
+    // A retried creation that GitHub had already done answers "already exists": that one is ours (checked).
     const opened = await client.findOpenPullRequestByHead(effect.branch);
-    if (opened !== null) return opened;
+    if (opened !== null) return adopt(opened);
     // GitHub has not yet indexed a branch pushed a moment ago: it does not see it as a head.
     const notIndexed = error.status === 422 && NOT_INDEXED.test(error.githubMessage);
     return {

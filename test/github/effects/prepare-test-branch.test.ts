@@ -1,16 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { appIdentityOf } from '../../../app/github/effects/ownership.ts';
 import { GithubRequestError } from '../../../app/github/errors.ts';
 import { productionRequestPolicy, testRequestPolicy } from '../../../app/github/octokit.ts';
 import { prepareTestBranch } from '../../support/effect-builders.ts';
+import { APP_BOT } from '../../support/nock/fixtures.ts';
 import { REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
 import { mergeConflict, nockMergeBranches } from '../../support/nock/merges.ts';
-import { nockCreatePull, nockFindPullsByHead } from '../../support/nock/pulls.ts';
+import { nockCreatePull, nockFindPullsByHead, nockGetPull } from '../../support/nock/pulls.ts';
 import { nockDeleteRef, nockGetRef, nockSetBranch, refPath } from '../../support/nock/refs.ts';
 
 const github = useGithubNock();
-const BRANCH = 'trainyard/merge-queue/a1';
+const BRANCH = 'trainyard/merge-queue/0a1b2c3d';
 const WORK = `${BRANCH}-work`;
+const identity = appIdentityOf('trainyard');
+/** The app's open draft from the test branch. */
+const nockOwnDraft = (number: number) =>
+  nockGetPull(github, { number, headSha: 'test-head', head: BRANCH, draft: true, user: APP_BOT });
 
 /** The merges on the work branch, the test branch moved to the result, the work branch deleted. */
 function nockBuild(params: { start: string; merged: string[]; testBranchExists: boolean }) {
@@ -50,19 +56,19 @@ describe('prepare_test_branch', () => {
             "force": true,
             "sha": "main-1",
           },
-          "request": "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1-work",
+          "request": "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d-work",
         },
         {
           "body": {
-            "ref": "refs/heads/trainyard/merge-queue/a1-work",
+            "ref": "refs/heads/trainyard/merge-queue/0a1b2c3d-work",
             "sha": "main-1",
           },
           "request": "POST /repos/acme/widgets/git/refs",
         },
         {
           "body": {
-            "base": "trainyard/merge-queue/a1-work",
-            "commit_message": "Merge #1 (pr-1-head) into trainyard/merge-queue/a1
+            "base": "trainyard/merge-queue/0a1b2c3d-work",
+            "commit_message": "Merge #1 (pr-1-head) into trainyard/merge-queue/0a1b2c3d
 
       Trainyard batch batch-a, attempt 1: #1, #2 on main.",
             "head": "pr-1-head",
@@ -71,8 +77,8 @@ describe('prepare_test_branch', () => {
         },
         {
           "body": {
-            "base": "trainyard/merge-queue/a1-work",
-            "commit_message": "Merge #2 (pr-2-head) into trainyard/merge-queue/a1
+            "base": "trainyard/merge-queue/0a1b2c3d-work",
+            "commit_message": "Merge #2 (pr-2-head) into trainyard/merge-queue/0a1b2c3d
 
       Trainyard batch batch-a, attempt 1: #1, #2 on main.",
             "head": "pr-2-head",
@@ -84,27 +90,27 @@ describe('prepare_test_branch', () => {
             "force": true,
             "sha": "merge-2",
           },
-          "request": "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1",
+          "request": "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d",
         },
         {
           "body": {
-            "ref": "refs/heads/trainyard/merge-queue/a1",
+            "ref": "refs/heads/trainyard/merge-queue/0a1b2c3d",
             "sha": "merge-2",
           },
           "request": "POST /repos/acme/widgets/git/refs",
         },
         {
-          "request": "DELETE /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1-work",
+          "request": "DELETE /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d-work",
         },
         {
-          "request": "GET /repos/acme/widgets/pulls?head=acme%3Atrainyard%2Fmerge-queue%2Fa1&state=open&per_page=100",
+          "request": "GET /repos/acme/widgets/pulls?head=acme%3Atrainyard%2Fmerge-queue%2F0a1b2c3d&state=open&per_page=100",
         },
         {
           "body": {
             "base": "main",
             "body": "Testing #1, #2 on top of main.",
             "draft": true,
-            "head": "trainyard/merge-queue/a1",
+            "head": "trainyard/merge-queue/0a1b2c3d",
             "title": "merge queue: batch a — #1, #2",
           },
           "request": "POST /repos/acme/widgets/pulls",
@@ -141,12 +147,12 @@ describe('prepare_test_branch', () => {
     `);
     expect(github.requests.map((r) => r.request)).toMatchInlineSnapshot(`
       [
-        "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1-work",
+        "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d-work",
         "POST /repos/acme/widgets/git/refs",
         "POST /repos/acme/widgets/merges",
-        "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1",
+        "PATCH /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d",
         "POST /repos/acme/widgets/git/refs",
-        "DELETE /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2Fa1-work",
+        "DELETE /repos/acme/widgets/git/refs/heads%2Ftrainyard%2Fmerge-queue%2F0a1b2c3d-work",
       ]
     `);
     expect(github.isDone()).toBe(true);
@@ -315,7 +321,8 @@ describe('prepare_test_branch', () => {
       nockGetRef(github, { branch: 'main', sha: 'main-1' });
       nockBuild({ start: 'main-1', merged: ['merge-1b', 'merge-2b'], testBranchExists: true });
       nockFindPullsByHead(github, { branch: BRANCH, open: [50] });
-      const second = await executeEffect(prepareTestBranch(), github.client());
+      nockOwnDraft(50);
+      const second = await executeEffect(prepareTestBranch(), github.client(), { identity });
 
       expect(first).toMatchObject([{ type: 'test_branch_prepared', draftPullRequest: 50 }]);
       expect(second).toMatchObject([{ type: 'test_branch_prepared', sha: 'merge-2b', draftPullRequest: 50 }]);
@@ -340,12 +347,57 @@ describe('prepare_test_branch', () => {
         },
       });
       nockFindPullsByHead(github, { branch: BRANCH, open: [50] });
+      nockOwnDraft(50);
 
-      const inputs = await executeEffect(prepareTestBranch(), github.client());
+      const inputs = await executeEffect(prepareTestBranch(), github.client(), { identity });
 
       expect(inputs).toMatchObject([{ type: 'test_branch_prepared', draftPullRequest: 50 }]);
       expect(github.isDone()).toBe(true);
     });
+  });
+
+  describe("only the app's own (crash test C2)", () => {
+    it("a person's open pull request from the test branch is not taken for the draft", async () => {
+      nockGetRef(github, { branch: 'main', sha: 'main-1' });
+      nockBuild({ start: 'main-1', merged: ['merge-1', 'merge-2'], testBranchExists: true });
+      nockFindPullsByHead(github, { branch: BRANCH, open: [60] });
+      nockGetPull(github, { number: 60, headSha: 'test-head', head: BRANCH });
+      const warnings: string[] = [];
+
+      const inputs = await executeEffect(prepareTestBranch(), github.client(), {
+        identity,
+        log: { warn: (_details, message) => warnings.push(message) },
+      });
+
+      expect(inputs).toMatchObject([
+        {
+          type: 'test_branch_failed',
+          reason: 'draft_pull_request_creation_failed',
+          message: `#60, open from ${BRANCH}, is not the app's draft pull request`,
+        },
+      ]);
+      expect(warnings).toEqual([
+        'prepare_test_branch: an open pull request from the test branch is not the app’s; left alone',
+      ]);
+      expect(github.isDone()).toBe(true);
+    });
+
+    it.each(['main', 'alice/feature', 'trainyard/merge-queue/release'])(
+      'a branch not named as a test branch (%s) is never force-moved or deleted',
+      async (branch) => {
+        const warnings: string[] = [];
+        const inputs = await executeEffect(prepareTestBranch({ branch }), github.client(), {
+          identity,
+          log: { warn: (_details, message) => warnings.push(message) },
+        });
+
+        expect(inputs).toMatchObject([
+          { type: 'test_branch_failed', reason: 'branch_update_failed', pullRequest: null },
+        ]);
+        expect(github.requests).toEqual([]);
+        expect(warnings).toEqual(['prepare_test_branch: not a test branch name; left alone']);
+      },
+    );
   });
 
   describe('transient failures', () => {

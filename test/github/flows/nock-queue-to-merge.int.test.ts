@@ -16,7 +16,7 @@ import {
   nockListCheckRuns,
   nockUpdateCheckRun,
 } from '../../support/nock/checks.ts';
-import { checkRunJson } from '../../support/nock/fixtures.ts';
+import { APP_BOT, checkRunJson } from '../../support/nock/fixtures.ts';
 import { GITHUB_API, REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
 import { nockCreateReaction } from '../../support/nock/issues.ts';
 import { nockMergeBranches } from '../../support/nock/merges.ts';
@@ -219,6 +219,8 @@ describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real pa
     nockCombinedStatus(github, { sha: 'merge-pr-3', pages: [[]] });
     nockGetPull(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3' });
     nockMergePull(github, { number: 3, reply: { sha: 'main-2' } });
+    // The draft is the app's own (its bot's, from the test branch) before it is closed.
+    nockGetPull(github, { number: 40, headSha: 'merge-pr-3', head: branch, draft: true, user: APP_BOT });
     nockUpdatePull(github, { number: 40 });
     nockDeleteRef(github, { branch });
     nockDeleteRef(github, { branch: `${branch}-work`, missing: true });

@@ -14,7 +14,12 @@ export interface PullRequestFixture {
   merged?: boolean;
   mergeSha?: string | null;
   draft?: boolean;
+  /** The author (default `author-<number>`, a person). */
+  user?: { login: string; type: 'User' | 'Bot' };
 }
+
+/** The tester's app as GitHub shows its bot: the author of the app's draft pull requests. */
+export const APP_BOT = { login: 'trainyard[bot]', type: 'Bot' } as const;
 
 export function pullRequestJson(pr: PullRequestFixture): DeepPartial<Schemas['pull-request']> {
   return {
@@ -26,7 +31,7 @@ export function pullRequestJson(pr: PullRequestFixture): DeepPartial<Schemas['pu
     merged: pr.merged ?? false,
     merge_commit_sha: pr.mergeSha ?? `test-merge-${pr.number}`,
     draft: pr.draft ?? false,
-    user: { id: 1000 + pr.number, login: `author-${pr.number}`, type: 'User' },
+    user: { id: 1000 + pr.number, login: `author-${pr.number}`, type: 'User', ...pr.user },
     base: { ref: pr.base ?? 'main', sha: 'main-1' },
     head: { ref: pr.head ?? `feature-${pr.number}`, sha: pr.headSha },
     labels: [{ id: 7, name: 'ready', color: '0e8a16', default: false }],
