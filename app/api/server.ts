@@ -43,6 +43,8 @@ export interface ApiDependencies {
    * refused at most this long after the revocation.
    */
   keyCacheTtlMs?: number;
+  /** How long a client may take to send a request, and its headers (ms); how often that is checked. */
+  timeouts?: { requestMs?: number; headersMs?: number; checkEveryMs?: number };
   /** Fastify's logger options, or a pino logger the server logs through (its request ids included). */
   logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
 }
@@ -78,6 +80,13 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     routerOptions: { maxParamLength: 500 },
     trustProxy: deps.trustProxy ?? false,
     clientErrorHandler: answerClientError,
+    // A client has this long to send a whole request (a 25 MB webhook included), and less for
+    // its headers, checked every second: a slow sender cannot hold a connection open for long.
+    requestTimeout: deps.timeouts?.requestMs ?? 30_000,
+    http: {
+      headersTimeout: deps.timeouts?.headersMs ?? 10_000,
+      connectionsCheckingInterval: deps.timeouts?.checkEveryMs ?? 1_000,
+    },
   });
   app.server.on('checkExpectation', answerExpectationFailed);
   closeConnectionsOnClose(app);

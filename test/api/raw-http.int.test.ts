@@ -214,3 +214,32 @@ describe('bodies', () => {
     expect(res.body.detail).toMatch(/not paused/i);
   });
 });
+
+describe('slow senders', () => {
+  it('a client that does not finish its headers in time gets a 408 with detail and X-Request-Id, and is disconnected', async () => {
+    const app = await buildServer({
+      store: api.store,
+      github: new GithubPermissions({ apiBaseUrl: FAKE_GITHUB_API }),
+      timeouts: { requestMs: 600, headersMs: 300, checkEveryMs: 100 },
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (app.server.address() as { port: number }).port;
+      const started = performance.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.write('GET /v1/repos/acme/widgets/logs HTTP/1.1\r\nHost: x\r\nX-Slow: '); // never ends
+      });
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/\r\nX-Request-Id: [\w-]+\r\n/i);
+      expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: expect.any(String) });
+    } finally {
+      await app.close();
+    }
+  });
+});
