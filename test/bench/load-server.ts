@@ -1,0 +1,89 @@
+/*
+ * bench:load's server, in a process of its own so that autocannon's work is not charged to it
+ * and its event loop's delay is its own: the v1 API and the signed webhook endpoint on one
+ * Fastify server, as app/main.ts wires them, on the benchmark's PostgreSQL schema. The GitHub
+ * App's loops are not started: deliveries are verified and stored (the acknowledgement path);
+ * processing them is bench:webhooks' subject, and would need a GitHub.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
+import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
+import { buildServer } from '../../app/api/server.ts';
+import { createGithubApp } from '../../app/github/github-app.ts';
+import { openStore } from '../../app/store/database.ts';
+
+export interface LoadServerOptions {
+  databaseUrl: string;
+  schema: string;
+  /** The server's clock: the seeded history's last instant, so "the last day" holds data. */
+  now: string;
+  webhookSecret: string;
+  maxConnections: number;
+}
+
+export type LoadServerMessage =
+  | { type: 'ready'; url: string }
+  | { type: 'figures'; eventLoopMaxMs: number; eventLoopP99Ms: number; rss: number; rssPeak: number };
+
+const options = JSON.parse(process.env['LOAD_SERVER_OPTIONS'] ?? '{}') as LoadServerOptions;
+const send = (message: LoadServerMessage) => process.send?.(message);
+
+const store = await openStore({
+  databaseUrl: options.databaseUrl,
+  schema: options.schema,
+  maxConnections: options.maxConnections,
+});
+const logger = pino({ level: 'warn' });
+const now = () => new Date(options.now);
+// GitHub tokens are not used by the load (application keys are); nothing leaves loopback.
+const app = await buildServer({
+  store,
+  github: new GithubPermissions({ apiBaseUrl: 'http://127.0.0.1:9' }),
+  now,
+  logger,
+});
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+await createGithubApp({
+  store,
+  server: app,
+  credentials: {
+    appId: 1,
+    privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    webhookSecret: options.webhookSecret,
+    baseUrl: 'http://127.0.0.1:9',
+  },
+  logger,
+  appSlug: 'trainyard-load',
+  now,
+});
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+let rssPeak = 0;
+const sampler = setInterval(() => {
+  rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+}, 100);
+
+process.on('message', async (message: { type: string }) => {
+  if (message.type === 'reset') {
+    delay.reset();
+    rssPeak = process.memoryUsage.rss();
+  } else if (message.type === 'figures') {
+    send({
+      type: 'figures',
+      eventLoopMaxMs: delay.max / 1e6,
+      eventLoopP99Ms: delay.percentile(99) / 1e6,
+      rss: process.memoryUsage.rss(),
+      rssPeak,
+    });
+  } else if (message.type === 'stop') {
+    clearInterval(sampler);
+    await app.close();
+    await store.close();
+    process.exit(0);
+  }
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', url });
