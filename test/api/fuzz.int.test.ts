@@ -11,17 +11,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FuzzCase, FuzzContext } from '../support/fuzz-case.ts';
 import { checkAnswer, describeCase } from '../support/fuzz-checks.ts';
 import { answersNormally, buildFuzzContext } from '../support/fuzz-context.ts';
+import { tamperedCursorCaseArb } from '../support/fuzz-cursors.ts';
 import { sendRequest } from '../support/fuzz-http.ts';
 import { malformedCaseArb } from '../support/fuzz-malformed.ts';
-import {
-  extremePeriodCaseArb,
-  type FuzzCase,
-  type FuzzContext,
-  fuzzCaseArb,
-  tamperedCursorCaseArb,
-} from '../support/fuzz-requests.ts';
+import { extremePeriodCaseArb, fuzzCaseArb } from '../support/fuzz-requests.ts';
 import { describeBlocks, FuzzServer } from '../support/fuzz-server.ts';
 import { FuzzTally } from '../support/fuzz-tally.ts';
 
@@ -71,7 +67,8 @@ async function fuzz(name: string, arbitrary: fc.Arbitrary<FuzzCase>, numRuns: nu
   });
   const run = fc.assert(property, {
     seed: SEED,
-    numRuns,
+    // A path replays its one request.
+    numRuns: PATH === undefined ? numRuns : 1,
     // No shrinking: the server may be wrecked by then; the report names each problem's request.
     endOnFailure: true,
     ...(PATH === undefined ? {} : { path: PATH }),

@@ -21,10 +21,11 @@
  * FUZZ_BENCH_QUEUED (queued pull requests in the engine state, 200), FUZZ_BENCH_MAX_RESTARTS (5).
  */
 import fc from 'fast-check';
+import type { FuzzCase, FuzzContext } from '../support/fuzz-case.ts';
 import { checkAnswer, describeCase } from '../support/fuzz-checks.ts';
 import { answersNormally, buildFuzzContext } from '../support/fuzz-context.ts';
 import { sendRequest } from '../support/fuzz-http.ts';
-import { anyCaseArb, type FuzzCase, type FuzzContext } from '../support/fuzz-requests.ts';
+import { anyCaseArb } from '../support/fuzz-requests.ts';
 import { describeBlocks, FuzzServer, type ServerFigures } from '../support/fuzz-server.ts';
 import { FuzzTally } from '../support/fuzz-tally.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
+import type { FuzzCase } from './fuzz-case.ts';
 import type { WireAnswer, WireRequest } from './fuzz-http.ts';
-import type { FuzzCase } from './fuzz-requests.ts';
 import { describeText } from './fuzz-values.ts';
 
 /** What the contract (README, "Errors") promises of every answer, whatever was sent. */

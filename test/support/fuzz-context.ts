@@ -1,6 +1,6 @@
+import type { FuzzContext } from './fuzz-case.ts';
 import { sendRequest } from './fuzz-http.ts';
 import { operationsOf } from './fuzz-openapi.ts';
-import type { FuzzContext } from './fuzz-requests.ts';
 import type { FuzzFixtures } from './fuzz-seed.ts';
 import { parseLinkHeader } from './link-header.ts';
 

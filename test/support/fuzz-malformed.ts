@@ -1,6 +1,6 @@
 import fc from 'fast-check';
+import type { FuzzCase } from './fuzz-case.ts';
 import { printable } from './fuzz-checks.ts';
-import type { FuzzCase } from './fuzz-requests.ts';
 import type { FuzzFixtures } from './fuzz-seed.ts';
 
 /*

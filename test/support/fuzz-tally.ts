@@ -1,6 +1,6 @@
+import type { FuzzCase } from './fuzz-case.ts';
 import { describeCase, type Problem, type ProblemKind } from './fuzz-checks.ts';
 import type { WireAnswer } from './fuzz-http.ts';
-import type { FuzzCase } from './fuzz-requests.ts';
 
 interface Example {
   /** Operation and first hostile part: examples of one kind differ in it where they can. */
