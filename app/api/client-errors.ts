@@ -48,6 +48,13 @@ export function answerClientError(
   else socket.destroy();
 }
 
+/** Node's `connect`: a CONNECT request. This server is no proxy; it refuses with the usual body. */
+export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  if (socket.writable) {
+    socket.end(rawAnswer(405, 'CONNECT is not supported: this server is not a proxy', randomUUID()));
+  } else socket.destroy();
+}
+
 /** Node's `checkExpectation`: an Expect header other than 100-continue. */
 export function answerExpectationFailed(request: IncomingMessage, response: ServerResponse): void {
   request.resume();

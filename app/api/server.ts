@@ -16,7 +16,7 @@ import {
 import type { Store } from '../store/database.ts';
 import type { GithubPermissions } from './auth/github-permissions.ts';
 import { DEFAULT_KEY_CACHE_TTL_MS, KeyCache } from './auth/key-cache.ts';
-import { answerClientError, answerExpectationFailed } from './client-errors.ts';
+import { answerClientError, answerExpectationFailed, refuseConnect } from './client-errors.ts';
 import { closeConnectionsOnClose } from './close-connections.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
@@ -84,17 +84,24 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     // its headers, checked every second: a slow sender cannot hold a connection open for long.
     requestTimeout: deps.timeouts?.requestMs ?? 30_000,
     http: {
+      // Node would refuse an HTTP/1.1 request without Host with a bare 400; the hook below
+      // refuses it with the contract's body and a request id.
+      requireHostHeader: false,
       headersTimeout: deps.timeouts?.headersMs ?? 10_000,
       connectionsCheckingInterval: deps.timeouts?.checkEveryMs ?? 1_000,
     },
   });
   app.server.on('checkExpectation', answerExpectationFailed);
+  app.server.on('connect', refuseConnect);
   closeConnectionsOnClose(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(sendError);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return reply.code(400).send({ detail: 'an HTTP/1.1 request needs a Host header' });
+    }
   });
   // An empty JSON body is no body: `DELETE …/pause` sent with Content-Type: application/json
   // and nothing after it is a plain DELETE; a body the route needs is then reported missing.

@@ -243,3 +243,12 @@ describe('slow senders', () => {
     }
   });
 });
+
+describe('requests Node would refuse without a body', () => {
+  it('HTTP/1.1 without a Host header: 400 with detail and X-Request-Id', async () => {
+    expectContractError(await send(get(LOGS, [])), 400);
+  });
+  it('CONNECT: 405 with detail and X-Request-Id', async () => {
+    expectContractError(await send('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n'), 405);
+  });
+});

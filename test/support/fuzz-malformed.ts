@@ -10,11 +10,8 @@ import type { FuzzFixtures } from './fuzz-seed.ts';
 
 type Head = (target: string, auth: string, host: string) => string;
 
-/**
- * Node hands CONNECT to a 'connect' listener, never to the request handler; with no tunnel to
- * offer, closing the connection is a refusal that leaks nothing.
- */
-const mayClose = new Set(['CONNECT']);
+/** Frames the server may refuse by closing the connection without an answer: none. */
+const mayClose = new Set<string>();
 
 const CRLF = '\r\n';
 const lines = (...l: string[]) => `${l.join(CRLF)}${CRLF}${CRLF}`;
