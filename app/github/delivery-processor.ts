@@ -11,6 +11,7 @@ import {
   retryDelivery,
 } from '../store/webhook-deliveries.ts';
 import { ArrivalSignal } from './arrival-signal.ts';
+import { isPoisonFailure, unwrapHandlerFailure } from './delivery-failure.ts';
 import type { DeferredStep, GroupEntry, SharedContexts, ShellLease } from './delivery-shell.ts';
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
@@ -25,7 +26,11 @@ export interface DeliveryProcessorOptions {
   now?: () => Date;
   random?: () => number;
   backoff?: RetryBackoff;
-  /** After this many failed attempts a delivery is given up (recorded with its error), so it no longer holds back its repository. */
+  /**
+   * After this many failed attempts a delivery is given up (recorded with its error), so it no
+   * longer holds back its repository. A failure that cannot pass (delivery-failure.ts) parks it
+   * at the first.
+   */
   maxAttempts?: number;
   leaseMs?: number;
   /**
@@ -382,8 +387,14 @@ export class DeliveryProcessor {
     error: unknown,
     log: Logger,
   ): Promise<void> {
-    const failure = describeFailure(error);
+    const failure = describeFailure(unwrapHandlerFailure(error));
     try {
+      if (isPoisonFailure(error)) {
+        const parked = await completeDelivery(this.options.db, lease, { now: this.now(), error: failure });
+        if (parked)
+          log.error({ error: failure }, 'webhooks: delivery parked: it fails the same way on every attempt');
+        return;
+      }
       if (delivery.attempts >= (this.options.maxAttempts ?? 12)) {
         await completeDelivery(this.options.db, lease, { now: this.now(), error: failure });
         log.error({ error: failure }, 'webhooks: delivery given up after repeated failures');

@@ -22,8 +22,9 @@ import {
 import { OutboxWorker } from './outbox-worker.ts';
 import { RepositoryLookup } from './repository-lookup.ts';
 import { Scheduler } from './scheduler.ts';
-import { registerWebhookEndpoint } from './webhook-endpoint.ts';
+import { registerWebhookEndpoint, type WebhookEndpointOptions } from './webhook-endpoint.ts';
 import { WebhookInbox } from './webhook-inbox.ts';
+import { checkPayload } from './webhooks/payload.schema.ts';
 
 export interface GithubAppOptions {
   store: Store;
@@ -41,6 +42,8 @@ export interface GithubAppOptions {
   pollMs?: number;
   /** Repository rows kept a few seconds (tests pass their own to look behind it). */
   repositories?: RepositoryLookup;
+  /** Bounds of the webhook bodies not yet verified (tests shorten them). */
+  webhookBodies?: Omit<WebhookEndpointOptions, 'secret'>;
 }
 
 export interface GithubApp {
@@ -78,7 +81,9 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     privateKey: credentials.privateKey,
     secret: credentials.webhookSecret,
     ...(credentials.baseUrl === undefined ? {} : { baseUrl: credentials.baseUrl }),
-    log: logger.child({ name: 'probot' }),
+    // Quiet but for the fatal: Probot logs every handler error with the whole payload attached,
+    // and the delivery processor already logs each failure once, with the delivery and event.
+    log: logger.child({ name: 'probot' }, { level: logger.isLevelEnabled('fatal') ? 'fatal' : 'silent' }),
     Octokit: ProbotOctokit.defaults({ retry: { enabled: policy.retries > 0 }, throttle: { enabled: false } }),
   });
   const appSlug = options.appSlug ?? (await fetchAppSlug(probot));
@@ -136,11 +141,12 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     options.server,
     new WebhookInbox({
       db: store.inboxDb,
-      verify: (rawBody, signature) => probot.webhooks.verify(rawBody, signature),
       handledEvents,
+      checkPayload,
       now,
       received: () => processor.wake(),
     }),
+    { ...options.webhookBodies, secret: credentials.webhookSecret },
   );
 
   let pruner: NodeJS.Timeout | null = null;

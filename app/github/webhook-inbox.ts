@@ -4,10 +4,13 @@ import type { DeliveryOutcome, WebhookReceiver } from './webhook-endpoint.ts';
 
 export interface WebhookInboxOptions {
   db: Db;
-  /** Checks X-Hub-Signature-256 against the exact body (Probot's `webhooks.verify`). */
-  verify: (rawBody: string, signature: string) => Promise<boolean>;
   /** Events worth storing; the rest is acknowledged and dropped. */
   handledEvents: ReadonlySet<string>;
+  /**
+   * Whether a handled event's payload has what its processing reads (webhooks/payload.schema.ts):
+   * one that has not is refused at the door rather than stored, accepted and failing later.
+   */
+  checkPayload: (event: string, payload: object) => { ok: true } | { ok: false; problem: string };
   now?: () => Date;
   /** A delivery was stored: the processor has work. */
   received: () => void;
@@ -16,9 +19,10 @@ export interface WebhookInboxOptions {
 }
 
 /**
- * The receiving half of the webhook path: verify, then store the delivery durably (a
- * redelivery of a stored id is recognised) and acknowledge. Processing happens in
- * app/github/delivery-processor.ts, so a slow GitHub or a crash never loses a delivery.
+ * The receiving half of the webhook path, once the endpoint has verified the signature: check
+ * the payload, store the delivery durably (a redelivery of a stored id is recognised) and
+ * acknowledge. Processing happens in app/github/delivery-processor.ts, so a slow GitHub or a
+ * crash never loses a delivery.
  */
 export class WebhookInbox implements WebhookReceiver {
   /** Deliveries waiting for an insert, each with its requester's answer. */
@@ -31,13 +35,7 @@ export class WebhookInbox implements WebhookReceiver {
 
   constructor(private readonly options: WebhookInboxOptions) {}
 
-  async receive(delivery: {
-    id: string;
-    name: string;
-    signature: string;
-    rawBody: string;
-  }): Promise<DeliveryOutcome> {
-    if (!(await this.verifies(delivery.rawBody, delivery.signature))) return { kind: 'invalid_signature' };
+  async receive(delivery: { id: string; name: string; rawBody: string }): Promise<DeliveryOutcome> {
     let payload: unknown;
     try {
       payload = JSON.parse(delivery.rawBody);
@@ -48,6 +46,8 @@ export class WebhookInbox implements WebhookReceiver {
       return { kind: 'invalid_payload', message: 'the body is not a JSON object' };
     }
     if (!this.options.handledEvents.has(delivery.name)) return { kind: 'ignored' };
+    const check = this.options.checkPayload(delivery.name, payload);
+    if (!check.ok) return { kind: 'invalid_payload', message: check.problem };
     const saved = await this.store({
       deliveryId: delivery.id,
       event: delivery.name,
@@ -97,14 +97,6 @@ export class WebhookInbox implements WebhookReceiver {
         this.inserts--;
         this.flush();
       });
-  }
-
-  private async verifies(rawBody: string, signature: string): Promise<boolean> {
-    try {
-      return await this.options.verify(rawBody, signature);
-    } catch {
-      return false;
-    }
   }
 }
 
