@@ -66,6 +66,8 @@ export function sendError(error: FastifyError, request: FastifyRequest, reply: F
     if (error.statusCode === 403) reply.header('WWW-Authenticate', 'Bearer');
     const body: Record<string, string> = { detail: error.detail };
     if (error.statusCode >= 500) body['request_id'] = request.id;
+    // A 503 is a passing condition (GitHub unreachable, too many checks waiting): say when to retry.
+    if (error.statusCode === 503) reply.header('Retry-After', '5');
     return reply.code(error.statusCode).send(body);
   }
   if (error instanceof WriteConflictError) return reply.code(409).send({ detail: error.message });

@@ -16,7 +16,9 @@ export async function lockRepository(tx: Tx, repositoryId: string, lockTimeoutMs
 
 /** lockRepository's statement, for a caller that sends it with others (app/store/step-in-one-trip.ts). */
 export function lockRepositoryStatement(repositoryId: string, lockTimeoutMs?: number): RawBuilder<unknown> {
-  const lock = sql`pg_advisory_xact_lock(${REPOSITORY_LOCK_CLASS}::int4, ${Number(repositoryId)}::int4)`;
+  // Ids are bigserial: folded into int4's range (two repositories may then share a lock,
+  // which only serializes them; an id past 2^31 as such would be an error).
+  const lock = sql`pg_advisory_xact_lock(${REPOSITORY_LOCK_CLASS}::int4, (${repositoryId}::int8 % 2147483648)::int4)`;
   if (lockTimeoutMs === undefined) return sql`SELECT ${lock}`;
   // The materialized CTE is read before the lock is taken, so the timeout applies to its wait.
   return sql`${sql.raw(PREPARED_MARK)}

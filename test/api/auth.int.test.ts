@@ -197,6 +197,7 @@ describe('GitHub tokens', () => {
       expect(res.status).toBe(503);
       expect(typeof res.body.detail).toBe('string');
       expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(res.headers.get('retry-after')).toBe('5');
       expect(github.isDone()).toBe(true);
       expect((await call(STATUS, { token: keys['ownerRead']! })).status).toBe(200);
     },

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../app/store/database.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
+import { lockRepository } from '../../app/store/repository-lock.ts';
 import { inRepositoryTransaction, WriteConflictError } from '../../app/store/repository-transaction.ts';
 import { backend, openTestStore } from '../support/test-store.ts';
 
@@ -118,4 +119,17 @@ describe('a repository transaction', () => {
       expect(await notes(repositoryId)).toEqual(['first', 'second']);
     },
   );
+});
+
+describe('the repository lock', () => {
+  it('takes ids past 2^31 (bigserial), on both paths', async () => {
+    const big = '3000000000';
+    await inRepositoryTransaction(store.db, big, async (tx) => {
+      await sql`INSERT INTO tx_probe VALUES (${big}::bigint, 'big')`.execute(tx);
+    });
+    expect(await notes(big)).toEqual(['big']);
+    await store.db.transaction().execute(async (tx) => {
+      await lockRepository(tx, '9223372036854775807', 1_000);
+    });
+  });
 });
