@@ -453,7 +453,8 @@ function printReport(report: BackendReport): boolean {
     console.log(
       `  events: ${f.events}; webhook deliveries stored: ${f.deliveriesStored}, acknowledged to the sandbox: ${f.deliveriesAcknowledged ?? 'n/a'} (${f.deliveriesIgnored} of them events the app ignores); sandbox writes acknowledged: ${f.sandboxWritesAcknowledged ?? 'n/a'}`,
     );
-    for (const note of check.notes) console.log(`  note: ${note}`);
+    for (const note of check.notes.slice(0, 8)) console.log(`  note: ${note}`);
+    if (check.notes.length > 8) console.log(`  … ${check.notes.length - 8} more notes`);
     console.log('  invariant                                  violations');
     for (const id of Object.keys(invariantNames).map(Number) as InvariantId[]) {
       const list = check.violations.filter((v) => v.invariant === id);

@@ -195,6 +195,7 @@ export type JournalRecord =
       at?: number | null;
       pr?: number | null;
       comment?: number | null;
+      app?: string | null;
       life: number;
     }
   | {
@@ -207,7 +208,9 @@ export type JournalRecord =
       b: Record<string, unknown> | null;
       life: number;
     }
-  | { k: 'h'; id: string; status: number; wall: number; life: number };
+  | { k: 'h'; id: string; status: number; wall: number; life: number }
+  | { k: 'c'; at: number; first?: boolean; back?: number; wall: number; life: number }
+  | { k: 'note'; what: string; wall: number; life: number };
 
 /** The journal's records, each with the life (0-based start of the product) it was written in. */
 export function readJournal(path: string): JournalRecord[] {

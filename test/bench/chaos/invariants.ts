@@ -208,6 +208,21 @@ export function checkInvariants(input: CheckInput): CheckResult {
     const commit = graph.get(run.headSha);
     if (commit) passedTrees.add(commit.treeSha);
   }
+  // The batch each merge came from: the pull requests (parents first) of the successful
+  // checks_end the engine wrote for it with its merged event.
+  const batchOfMerge = new Map<number, number[]>();
+  for (const merged of mergedEvents) {
+    if (merged.pullRequest === null) continue;
+    const end = events.findLast(
+      (e) =>
+        e.id < merged.id &&
+        e.type === 'action.queue.checks_end' &&
+        e.pullRequest === merged.pullRequest &&
+        e.metadata['checks_conclusion'] === 'success',
+    );
+    const numbers = end?.metadata['pull_request_numbers'];
+    if (Array.isArray(numbers)) batchOfMerge.set(merged.pullRequest, numbers as number[]);
+  }
   const isQueueCommit = (c: Commit) => c.author.name === botLogin || c.committer.name === botLogin;
   let queueCommits = 0;
   for (let i = 1; i < chain.length; ) {
@@ -226,12 +241,24 @@ export function checkInvariants(input: CheckInput): CheckResult {
     const untested = run.slice(lastPassed + 1);
     if (untested.length > 0) {
       const after = chain[end + 1];
-      add(
-        3,
+      const last = untested.at(-1)!;
+      const lastNumber = Number(/^merge-pr-(\d+)/.exec(last.label)?.[1] ?? Number.NaN);
+      const batch = batchOfMerge.get(lastNumber);
+      const ended = after ? `by ${after.label} (${after.author.name})` : "at the branch's head";
+      const describe =
         `${untested.map((c) => `${c.label} (tree ${c.treeSha.slice(0, 10)})`).join(', ')} on ${repo.defaultBranch}: no CI run passed on ${untested.length > 1 ? 'these trees' : 'this tree'}; ` +
-          `run of queue merges ${run.map((c) => c.label).join(' ')} ended ${after ? `by ${after.label} (${after.author.name})` : `at the branch's head`}` +
-          `, based on ${chain[i - 1]!.label}`,
-      );
+        `run of queue merges ${run.map((c) => c.label).join(' ')} on ${chain[i - 1]!.label} ended ${ended}`;
+      if (batch && batch.at(-1) !== lastNumber)
+        // One pull request at a time: the batch's other merges were still to come when someone
+        // pushed (the queue then rebuilds), or when the product stopped.
+        notes.push(
+          `3: ${describe}; #${lastNumber} is not the last of its tested batch [${batch.join(', ')}] (intermediate)`,
+        );
+      else
+        add(
+          3,
+          `${describe}${batch ? `; #${lastNumber} ended its batch, tested as [${batch.join(', ')}]` : ''}`,
+        );
     }
     i = end + 1;
   }
@@ -478,25 +505,48 @@ export function checkInvariants(input: CheckInput): CheckResult {
       6,
       `received_at goes back ${backwards} times in id order (at worst ${(worst / 1000).toFixed(0)} sandbox s): ${examples.join('; ')}`,
     );
-  const journalMax = new Map<number, number>();
+  // The sandbox clock across restarts: its first reading in each start (the observer wraps
+  // ScaledClock.now) against every time seen before: readings, webhook and answer bodies, events.
+  const seenMax = new Map<number, number>();
+  const see = (life: number, at: number | null | undefined) => {
+    if (typeof at === 'number') seenMax.set(life, Math.max(seenMax.get(life) ?? at, at));
+  };
+  for (const life of input.lives) see(life.index, life.apiObservedMax);
+  const firstReading = new Map<number, number>();
+  let readings = 0;
   for (const r of journal ?? []) {
-    const at = r.k === 'd' && r.status !== null && r.status < 300 ? r.at : r.k === 'w' ? r.at : null;
-    if (typeof at === 'number') journalMax.set(r.life, Math.max(journalMax.get(r.life) ?? at, at));
-  }
-  for (let i = 1; i < input.lives.length; i++) {
-    const before = input.lives[i - 1]!;
-    const life = input.lives[i]!;
-    if (life.resumeNow === null) continue;
-    const seen = Math.max(
-      before.apiObservedMax ?? Number.NEGATIVE_INFINITY,
-      journalMax.get(i - 1) ?? Number.NEGATIVE_INFINITY,
-    );
-    if (Number.isFinite(seen) && life.resumeNow < seen)
+    if (r.k === 'w') see(r.life, r.at);
+    if (r.k === 'd' && r.status !== null && r.status < 300) see(r.life, r.at);
+    if (r.k !== 'c') continue;
+    readings++;
+    see(r.life, r.at);
+    if (r.first && !firstReading.has(r.life)) firstReading.set(r.life, r.at);
+    if (r.back !== undefined)
       add(
         6,
-        `restart ${i + 1}: the sandbox clock resumed at ${iso(life.resumeNow)}, ${((seen - life.resumeNow) / 1000).toFixed(0)} sandbox s before ${iso(seen)}, already seen in life ${i}`,
+        `life ${r.life + 1}: the sandbox clock read ${iso(r.at)}, ${(r.back / 1000).toFixed(1)} sandbox s below an earlier reading`,
       );
   }
+  let before = Number.NEGATIVE_INFINITY;
+  let beforeLife = -1;
+  for (const life of input.lives) {
+    const first = firstReading.get(life.index);
+    if (first !== undefined && first < before)
+      add(
+        6,
+        `start ${life.index + 1}: the sandbox clock's first reading was ${iso(first)}, ${((before - first) / 1000).toFixed(1)} sandbox s before ${iso(before)}, already seen in life ${beforeLife + 1}` +
+          (life.resumeNow !== null ? ` (sandbox.json's now before the start: ${iso(life.resumeNow)})` : ''),
+      );
+    const max = seenMax.get(life.index);
+    if (max !== undefined && max > before) {
+      before = max;
+      beforeLife = life.index;
+    }
+  }
+  if (!journal || readings === 0)
+    notes.push(
+      'no clock readings in the journal: the sandbox clock across restarts (6) checked through received_at only',
+    );
 
   // ---- 7. the sandbox keeps what it acknowledged ----
   for (const w of ownWrites) {

@@ -13,6 +13,8 @@
  *   handed to the socket: method, path, status and a few fields of the answer (number, id, sha,
  *   state, merged, author, head, ref). The sandbox acknowledged it: it must survive a crash.
  * - `h`: the app's answer to a webhook delivery (its own acknowledgement), by delivery id.
+ * - `c`: the sandbox clock's readings: the first of the process, the latest every 50 ms, any
+ *   that is below an earlier one (the clock is wrapped, its value returned unchanged).
  *
  * Both servers live in this process: the app's listens on PORT, anything else is the sandbox.
  */
@@ -100,9 +102,42 @@ if (journalPath) {
       at: latestAt(body),
       pr: field(body, 'pull_request', 'number') ?? field(body, 'issue', 'number') ?? null,
       comment: event === 'issue_comment' ? (field(body, 'comment', 'id') ?? null) : null,
+      app: field(body, 'check_run', 'app', 'slug') ?? null,
     });
     return response;
   };
+
+  // 3. The sandbox clock's readings (ScaledClock.now(), what the sandbox and the app read from
+  // it): the first of this process, then the latest at most every 50 ms, and any reading below
+  // an earlier one. Unpatched, with a note, if the clock's module is not where it was.
+  try {
+    const clockModule = (await import(new URL('../../../app/sandbox/clock.ts', import.meta.url).href)) as {
+      ScaledClock?: { prototype: { now(): number } };
+    };
+    const prototype = clockModule.ScaledClock?.prototype;
+    if (!prototype) throw new Error('no ScaledClock in app/sandbox/clock.ts');
+    const originalNow = prototype.now;
+    let latest = Number.NEGATIVE_INFINITY;
+    let lastWrite = 0;
+    prototype.now = function (this: unknown) {
+      const value = originalNow.call(this);
+      const wall = Date.now();
+      if (latest === Number.NEGATIVE_INFINITY) {
+        write({ k: 'c', at: value, first: true, wall });
+        lastWrite = wall;
+      } else if (value < latest) {
+        write({ k: 'c', at: value, back: latest - value, wall });
+      }
+      if (value > latest) latest = value;
+      if (wall - lastWrite >= 50) {
+        write({ k: 'c', at: latest, wall });
+        lastWrite = wall;
+      }
+      return value;
+    };
+  } catch (error) {
+    write({ k: 'note', what: `clock readings not journaled: ${(error as Error).message}`, wall: Date.now() });
+  }
 
   // 2. Answers of both HTTP servers (the sandbox's REST API, the app's webhook endpoint).
   const originalEmit = http.Server.prototype.emit;
