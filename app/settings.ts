@@ -19,6 +19,8 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .optional(),
+  /** Days events and statistics are kept (app/store/retention.ts); 90 when unset. */
+  TRAINYARD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   APP_ID: z.string().min(1).optional(),

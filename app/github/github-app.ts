@@ -5,6 +5,7 @@ import { Probot, ProbotOctokit } from 'probot';
 import type { IdSource } from '../queue/ids.ts';
 import type { Store } from '../store/database.ts';
 import { pruneOutbox } from '../store/outbox.ts';
+import { DEFAULT_RETENTION_DAYS, pruneRetention } from '../store/retention.ts';
 import { pruneDeliveries } from '../store/webhook-deliveries.ts';
 import { handledEvents, repositoryChangeEvents, trainyardApp } from './app.ts';
 import { DeliveryProcessor } from './delivery-processor.ts';
@@ -44,6 +45,8 @@ export interface GithubAppOptions {
   repositories?: RepositoryLookup;
   /** Bounds of the webhook bodies not yet verified (tests shorten them). */
   webhookBodies?: Omit<WebhookEndpointOptions, 'secret'>;
+  /** Days events and statistics are kept (TRAINYARD_RETENTION_DAYS; default 90). */
+  retentionDays?: number;
 }
 
 export interface GithubApp {
@@ -59,6 +62,8 @@ export interface GithubApp {
    * every due wake-up, again and again until none of them has anything left to do now.
    */
   runUntilIdle(): Promise<number>;
+  /** One pruning run now, as the loop runs every hour (tests, and a caller that cannot wait). */
+  prune(): Promise<void>;
 }
 
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -155,6 +160,21 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
       const at = now();
       await pruneDeliveries(store.db, { now: at });
       await pruneOutbox(store.db, new Date(at.getTime() - OUTBOX_RETENTION_MS));
+      const retention = await pruneRetention(store.db, {
+        now: at,
+        retentionDays: options.retentionDays ?? DEFAULT_RETENTION_DAYS,
+      });
+      if (Object.keys(retention.deleted).length > 0 || !retention.complete) {
+        // Not complete: a backlog (a first run on old data), worked off over the next runs.
+        logger.info(
+          {
+            cutoff: retention.cutoff.toISOString(),
+            deleted: retention.deleted,
+            complete: retention.complete,
+          },
+          'pruned events and statistics older than the retention',
+        );
+      }
     } catch (error) {
       logger.warn({ error: (error as Error).message }, 'pruning failed; trying again later');
     }
@@ -165,6 +185,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     processor,
     worker,
     scheduler,
+    prune,
     start() {
       processor.start();
       worker.start();
