@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Effect } from '../queue/effects.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import type { Store } from '../store/database.ts';
+import { EffectFailedError } from './effect-failure.ts';
 import { type ExecuteEffectOptions, executeEffect, isGithubEffect } from './effects/execute-effect.ts';
 import type { AppIdentity } from './effects/ownership.ts';
 import { isTransientGithubError } from './errors.ts';
@@ -11,9 +12,9 @@ import { createInstallationRepositoryClient } from './repository-client.ts';
 
 /**
  * The outbox worker's `execute`: finds the repository's installation, carries the effect out
- * on GitHub, and sorts failures. A transient one is thrown (the worker retries it with
- * back-off); a permanent one that the engine is waiting on comes back as the failure input the
- * engine understands, so no batch waits forever; any other permanent one is logged and dropped.
+ * on GitHub, and sorts failures. A transient one is thrown as it is (the worker retries it with
+ * back-off); a permanent one as an EffectFailedError carrying the failure input the engine
+ * waits for, if any (so no batch waits forever): the worker records the row failed.
  */
 export function createEffectRunner(params: {
   store: Store;
@@ -31,11 +32,8 @@ export function createEffectRunner(params: {
       .where('id', '=', repositoryId)
       .executeTakeFirst();
     if (repository === undefined || repository.installation_id === null) {
-      params.logger.warn(
-        { repositoryId, key: effect.key },
-        'outbox: the app is not installed here; effect dropped',
-      );
-      return [];
+      const reason = 'the app is not installed on this repository';
+      throw new EffectFailedError(reason, effect, failureInputs(effect, reason));
     }
     const client = createInstallationRepositoryClient(params.octokits, {
       installationId: Number(repository.installation_id),
@@ -48,8 +46,7 @@ export function createEffectRunner(params: {
     } catch (error) {
       if (isTransientGithubError(error)) throw error;
       const reason = describeFailure(error);
-      params.logger.error({ repositoryId, key: effect.key, error: reason }, 'outbox: effect failed for good');
-      return failureInputs(effect, reason);
+      throw new EffectFailedError(reason, effect, failureInputs(effect, reason));
     }
   };
 }

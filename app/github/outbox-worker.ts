@@ -6,12 +6,14 @@ import type { Db } from '../store/database.ts';
 import {
   claimOutbox,
   completeOutboxStatement,
+  failOutboxStatement,
   findNextOutboxTime,
   type OutboxRow,
   retryOutbox,
 } from '../store/outbox.ts';
 import { runStep } from '../store/step-transaction.ts';
 import { ArrivalSignal } from './arrival-signal.ts';
+import { EffectFailedError } from './effect-failure.ts';
 import { describeFailure } from './failure-text.ts';
 import { PollingLoop } from './polling-loop.ts';
 import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from './retry-backoff.ts';
@@ -20,7 +22,8 @@ export interface OutboxWorkerOptions {
   store: { db: Db };
   /**
    * Carries the effect out (on GitHub, or the sandbox) and answers with the inputs its result
-   * means. Throwing means "try again later": the row is retried with back-off.
+   * means. Throwing means "try again later": the row is retried with back-off; throwing an
+   * EffectFailedError means "failed for good": the row is recorded failed with its error.
    */
   execute: (repositoryId: string, effect: Effect) => Promise<QueueInput[]>;
   logger: Logger;
@@ -141,7 +144,8 @@ export class OutboxWorker {
     try {
       inputs = await this.options.execute(row.repositoryId, row.effect);
     } catch (error) {
-      await this.retryLater(row, error, log);
+      if (error instanceof EffectFailedError) await this.recordFailure(row, error, log);
+      else await this.retryLater(row, error, log);
       return;
     }
     const now = this.now();
@@ -161,6 +165,35 @@ export class OutboxWorker {
         return;
       }
       // The effect ran but its result did not commit: run it again (effects are idempotent).
+      await this.retryLater(row, error, log);
+    }
+  }
+
+  /**
+   * The effect failed for good: the row is marked failed with its error, in the step that gives
+   * the engine the failure (effect_failed, and what it waited for), so both commit together.
+   */
+  private async recordFailure(row: OutboxRow, failure: EffectFailedError, log: Logger): Promise<void> {
+    log.error({ error: failure.reason, effect: row.effect.type }, 'outbox: effect failed for good');
+    const now = this.now();
+    try {
+      await runStep({
+        db: this.db,
+        repositoryId: row.repositoryId,
+        inputs: failure.inputs,
+        now,
+        ids: this.options.ids,
+        guard: {
+          statement: failOutboxStatement(row, now, failure.reason),
+          lost: () => new LeaseLostError(),
+        },
+      });
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        log.warn('outbox: lease ran out and the row was claimed again; this failure is dropped');
+        return;
+      }
+      // Not recorded: the effect runs again (and fails again, or not), as after any uncommitted result.
       await this.retryLater(row, error, log);
     }
   }

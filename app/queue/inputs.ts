@@ -24,6 +24,7 @@ export type QueueInput =
   | PauseCleared
   | FreezeSaved
   | FreezeDeleted
+  | EffectFailed
   | Tick;
 
 export type AccountType = 'User' | 'Organization' | 'Bot' | 'Mannequin' | 'Enterprise';
@@ -224,6 +225,22 @@ export interface FreezeDeleted {
   id: string;
   reason: string;
   by: Actor;
+}
+
+/**
+ * An effect the shell could not carry out and will not try again (a permanent GitHub refusal,
+ * the app no longer installed): kept for the status, so the failure is not only in a log. An
+ * effect whose result the engine waits for also reports its own failure input.
+ */
+export interface EffectFailed {
+  type: 'effect_failed';
+  /** The effect's key (`close_draft_pr:<batch id>`, …). */
+  key: string;
+  /** The effect's type. */
+  effect: string;
+  /** The pull requests it was about. */
+  pullRequests: number[];
+  message: string;
 }
 
 /** A wake-up the engine asked for is due (or the scheduler's periodic nudge). */

@@ -209,6 +209,17 @@ const queueStateShapeSchema = z.strictObject({
       }),
     )
     .optional(),
+  failedEffects: z
+    .array(
+      z.strictObject({
+        key: z.string(),
+        effect: z.string(),
+        pullRequests: z.array(prNumber),
+        message: z.string(),
+        at: iso,
+      }),
+    )
+    .optional(),
   wakeUpAt: iso.nullable(),
   counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
 });

@@ -38,9 +38,21 @@ export interface QueueState {
    * a valid one comes: every queued pull request's check run shows it. Absent when valid.
    */
   configErrors?: ConfigError[];
+  /** Effects that failed for good, oldest first, the most recent few (effect-failures.ts). Absent when none. */
+  failedEffects?: FailedEffect[];
   /** The wake-up last asked for (one timer per repository: the earliest deadline). */
   wakeUpAt: string | null;
   counters: { session: number; batch: number };
+}
+
+/** An effect the shell reported failed for good (effect_failed), and when. */
+export interface FailedEffect {
+  key: string;
+  effect: string;
+  pullRequests: number[];
+  message: string;
+  /** RFC 3339. */
+  at: string;
 }
 
 export interface Session {

@@ -1,5 +1,6 @@
 import type {
   BatchStatusCode,
+  FailedEffect,
   MergeQueueStatus,
   QueuedPullRequest,
   Batch as StatusBatch,
@@ -38,6 +39,26 @@ export function computeMergeQueueStatus(
     scope_queues,
     batches,
     waiting_pull_requests: waiting.flatMap((s) => projectPullRequest(state, s.number)),
+    ...projectFailedEffects(state, params.now),
+  };
+}
+
+/** How long a failed effect shows in the status (the outbox row and the log keep it longer). */
+const FAILED_EFFECTS_SHOWN_MS = 24 * 3600_000;
+
+/** The recent failed effects, newest first; nothing (no field) when there are none. */
+function projectFailedEffects(state: QueueState, now: Date): { failed_effects?: FailedEffect[] } {
+  const since = now.getTime() - FAILED_EFFECTS_SHOWN_MS;
+  const recent = (state.failedEffects ?? []).filter((f) => Date.parse(f.at) >= since).reverse();
+  if (recent.length === 0) return {};
+  return {
+    failed_effects: recent.map((f) => ({
+      key: f.key,
+      type: f.effect,
+      pull_requests: f.pullRequests,
+      error: f.message,
+      failed_at: f.at,
+    })),
   };
 }
 

@@ -3,6 +3,7 @@ import { planCheckRuns } from './check-runs.ts';
 import { handleConfigChanged, handleConfigRejected } from './config-change.ts';
 import { handleTestBranchFailed } from './conflicts.ts';
 import { planBreakWaitCycles } from './cross-partition.ts';
+import { handleEffectFailed } from './effect-failures.ts';
 import { planEmbarkAll } from './embark.ts';
 import { handleCommand, handleCommandNotUnderstood } from './enter.ts';
 import {
@@ -108,6 +109,9 @@ function applyInput(t: Transition, input: QueueInput): void {
       return;
     case 'freeze_deleted':
       handleFreezeDeleted(t, input);
+      return;
+    case 'effect_failed':
+      handleEffectFailed(t, input);
       return;
     case 'tick':
       return;

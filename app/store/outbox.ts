@@ -139,6 +139,56 @@ export function completeOutboxStatement(lease: OutboxLease, now: Date): RawBuild
     RETURNING id`;
 }
 
+/**
+ * Marks a claimed row done and failed for good with `error`, in the transaction that records
+ * the failure (runStep's `guard`: it returns a row when the lease held). It will not run again.
+ */
+export function failOutboxStatement(
+  lease: OutboxLease,
+  now: Date,
+  error: string,
+): RawBuilder<{ id: string }> {
+  const at = now.toISOString();
+  return sql<{ id: string }>`
+    UPDATE outbox SET done_at = ${at}::timestamptz, failed_at = ${at}::timestamptz, leased_until = NULL,
+      last_error = ${error}
+    WHERE id = ${lease.id}::bigint AND attempts = ${lease.attempts}::int AND done_at IS NULL
+    RETURNING id`;
+}
+
+/** An effect that failed for good, as the outbox keeps it. */
+export interface FailedOutboxRow {
+  id: string;
+  key: string;
+  effect: Effect;
+  failedAt: Date;
+  error: string;
+}
+
+/** The effects of a repository that failed for good, newest first (at most `limit`). */
+export async function listFailedOutbox(
+  db: Queryable,
+  repositoryId: string,
+  limit = 100,
+): Promise<FailedOutboxRow[]> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['id', 'key', 'effect', 'failed_at', 'last_error'])
+    .where('repository_id', '=', repositoryId)
+    .where('failed_at', 'is not', null)
+    .orderBy('failed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    key: r.key,
+    effect: r.effect as unknown as Effect,
+    failedAt: r.failed_at!,
+    error: r.last_error ?? '',
+  }));
+}
+
 /** Releases a claimed row for another attempt at `availableAt`; false when the lease was lost. */
 export async function retryOutbox(
   db: Queryable,

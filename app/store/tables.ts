@@ -76,6 +76,8 @@ export interface OutboxTable {
   leased_until: Timestamp | null;
   last_error: string | null;
   done_at: Timestamp | null;
+  /** Set with done_at when the effect failed for good (last_error says why). */
+  failed_at: Timestamp | null;
 }
 
 export interface TimersTable {

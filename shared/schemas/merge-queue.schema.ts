@@ -94,6 +94,22 @@ export const batchSchema: z.ZodType<Batch> = z
   })
   .meta({ id: 'Batch' });
 
+export const failedEffectSchema = z
+  .object({
+    key: z.string().describe("The effect's key, as the outbox and the logs name it"),
+    type: z
+      .string()
+      .describe(
+        'What the queue asked of GitHub: close_draft_pr, publish_check_run, merge_pr, post_comment, …',
+      ),
+    pull_requests: z.array(z.int().min(1)).describe('The pull requests it was about'),
+    error: z.string().describe('Why it could not be done'),
+    failed_at: dateTimeSchema,
+  })
+  .describe('Something the queue asked of GitHub that failed for good and will not be tried again');
+
+export type FailedEffect = z.output<typeof failedEffectSchema>;
+
 export const mergeQueueStatusSchema = z
   .object({
     scope_queues: z
@@ -104,6 +120,10 @@ export const mergeQueueStatusSchema = z
       .array(queuedPullRequestSchema)
       .describe('Queued, not yet in a batch, in queue order'),
     pause: pauseRecordSchema.nullable().describe('The pause record, or null when not paused'),
+    failed_effects: z
+      .array(failedEffectSchema)
+      .optional()
+      .describe('Effects that failed for good in the last 24 hours, newest first; absent when none'),
   })
   .describe('Live status of a merge queue');
 

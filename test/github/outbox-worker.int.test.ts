@@ -1,11 +1,14 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EffectFailedError } from '../../app/github/effect-failure.ts';
 import { OutboxWorker } from '../../app/github/outbox-worker.ts';
 import type { QueueInput } from '../../app/queue/inputs.ts';
+import { queueStateSchema } from '../../app/queue/state.schema.ts';
 import type { QueueState } from '../../app/queue/state.ts';
+import { computeMergeQueueStatus } from '../../app/queue/status-projection.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import type { Db, Store } from '../../app/store/database.ts';
-import { claimOutbox, countPendingOutbox } from '../../app/store/outbox.ts';
+import { claimOutbox, countPendingOutbox, listFailedOutbox } from '../../app/store/outbox.ts';
 import { loadQueueState } from '../../app/store/queue-state.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
 import { runStep } from '../../app/store/step-transaction.ts';
@@ -490,5 +493,82 @@ describe('OutboxWorker', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('an effect that failed for good is recorded failed with its error, logged at error level with its key, and shown in the status', async () => {
+    const repo = await freshRepo();
+    const ids = createCountingIds();
+    await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(1), now: t0, ids });
+    const reason = 'HttpError: Resource not accessible by integration';
+    const executor = new CountingExecutor({
+      fail: (effect) =>
+        effect.key.startsWith('react_to_comment') ? new EffectFailedError(reason, effect, []) : null,
+    });
+    const { logger, lines } = captureLogs();
+    const worker = new OutboxWorker({ store, execute: executor.execute, logger, ids, now: () => t0 });
+
+    await worker.runUntilIdle();
+
+    // Done (not run again, not holding back the rows behind it) and failed, with the error.
+    const failed = await store.db
+      .selectFrom('outbox')
+      .select(['key', 'done_at', 'failed_at', 'last_error'])
+      .where('repository_id', '=', repo)
+      .where('failed_at', 'is not', null)
+      .execute();
+    expect(failed).toEqual([
+      { key: 'react_to_comment:10001', done_at: t0, failed_at: t0, last_error: reason },
+    ]);
+    expect(executor.count(repo, 'react_to_comment:10001')).toBe(1);
+    expect(await countPendingOutbox(store.db, repo)).toBe(0);
+    expect(await listFailedOutbox(store.db, repo)).toMatchObject([
+      { key: 'react_to_comment:10001', failedAt: t0, error: reason, effect: { type: 'react_to_comment' } },
+    ]);
+    // The rows that succeeded are done and not failed.
+    const succeeded = await store.db
+      .selectFrom('outbox')
+      .select(['failed_at'])
+      .where('repository_id', '=', repo)
+      .where('failed_at', 'is', null)
+      .execute();
+    expect(succeeded.length).toBeGreaterThan(0);
+
+    const errors = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 50);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        msg: 'outbox: effect failed for good',
+        key: 'react_to_comment:10001',
+        effect: 'react_to_comment',
+        error: reason,
+        repositoryId: repo,
+      }),
+    ]);
+
+    const state = (await loadQueueState(store.db, repo)) as QueueState;
+    expect(state.failedEffects).toEqual([
+      {
+        key: 'react_to_comment:10001',
+        effect: 'react_to_comment',
+        pullRequests: [],
+        message: reason,
+        at: t0.toISOString(),
+      },
+    ]);
+    const status = computeMergeQueueStatus(queueStateSchema.parse(state), { base: 'main', now: t0 });
+    expect(status.failed_effects).toEqual([
+      {
+        key: 'react_to_comment:10001',
+        type: 'react_to_comment',
+        pull_requests: [],
+        error: reason,
+        failed_at: t0.toISOString(),
+      },
+    ]);
+    // A day later the status no longer shows it (the outbox row still does).
+    const later = computeMergeQueueStatus(queueStateSchema.parse(state), {
+      base: 'main',
+      now: new Date(t0.getTime() + 24 * 3600_000 + 1),
+    });
+    expect(later.failed_effects).toBeUndefined();
   });
 });
