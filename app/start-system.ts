@@ -11,6 +11,7 @@ import { webhookPath } from './github/webhook-endpoint.ts';
 import type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.ts';
 import { hasGithubCredentials, type Settings } from './settings.ts';
 import type { Store } from './store/database.ts';
+import { findLatestRecordedTime } from './store/latest-time.ts';
 
 /** How the GitHub side runs: the real GitHub App, or the local sandbox code host. */
 export interface GithubSide {
@@ -60,7 +61,7 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
   const { settings, store, logger } = options;
   const side = hasGithubCredentials(settings)
     ? productionSide(settings)
-    : await startSandboxSide(settings, logger, options.sandbox ?? {});
+    : await startSandboxSide(settings, logger, options.sandbox ?? {}, store);
   try {
     const server = await buildServer({
       store,
@@ -133,10 +134,14 @@ async function startSandboxSide(
   settings: Settings,
   logger: Logger,
   overrides: SandboxOverrides,
+  store: Store,
 ): Promise<GithubSide> {
   // Only now: production never loads the sandbox.
   const { startSandbox } = await import('./sandbox/start-sandbox.ts');
+  // The app's records are stamped with the sandbox's clock: it must not restart before them.
+  const recorded = await findLatestRecordedTime(store.db);
   const sandbox = await startSandbox({
+    ...(recorded === null ? {} : { resumeNotBefore: recorded.getTime() }),
     ...overrides,
     dataDir: join(dirname(resolve(settings.TRAINYARD_DATA_DIR)), 'sandbox'),
     webhookUrl: sandboxWebhookUrl(settings.HOST, settings.PORT),

@@ -91,6 +91,7 @@ export class CheckOperations {
     const wasCompleted = run.status === 'completed';
     const previousConclusion = run.conclusion;
     this.apply(run, params);
+    this.core.changes.checkRun(repo, run);
     if (run.status === 'completed' && (!wasCompleted || run.conclusion !== previousConclusion)) {
       this.completed(repo, run, params.sender);
     }

@@ -84,6 +84,19 @@ export interface SandboxCiSnapshot {
 }
 
 /**
+ * What SandboxCi learnt since its last takeChanges(), for the journal: the entries of its
+ * growing maps that changed, and its runs under way whole (a handful).
+ */
+export interface SandboxCiChanges {
+  truths: [string, Truth][];
+  /** [repository id, commit, the PRs it holds]. */
+  pullsByCommit: [number, string, number[]][];
+  attempts: [string, number][];
+  /** Present when they changed. */
+  runtime?: Pick<SandboxCiSnapshot, 'pickups' | 'unfinished'>;
+}
+
+/**
  * Simulated GitHub Actions: every push to a branch starts a workflow run whose jobs (check runs
  * of the Actions app) are queued, start, and conclude after the duration the shared CI model
  * draws. What a commit tests is read from the commit graph — the pull requests whose commits it
@@ -106,6 +119,13 @@ export class SandboxCi {
   private readonly timers = new Set<() => void>();
   private readonly unsubscribe: () => void;
   private readonly jobs: string[];
+  /** Keys changed since takeChanges(); `runtime`: pickups or unfinished runs changed. */
+  private dirty = {
+    truths: new Set<string>(),
+    commits: new Set<string>(),
+    attempts: new Set<string>(),
+    runtime: false,
+  };
 
   constructor(private readonly options: SandboxCiOptions) {
     this.jobs = options.jobs ?? ['ci'];
@@ -114,6 +134,13 @@ export class SandboxCi {
     if (options.restore) this.resume(options.restore);
     this.unsubscribe = options.github.on((event) => {
       if (event.type === 'pull_request') this.remember(event.repo, event.pull);
+      // A job of Actions completed (cancelled by hand, too): the runs under way are fewer.
+      if (
+        event.type === 'check_run' &&
+        event.action === 'completed' &&
+        event.run.app.id === options.github.actionsApp.id
+      )
+        this.changed('runtime');
       if (event.type !== 'push' || event.after === ZERO_SHA) return;
       if (!(options.runsOn ?? (() => true))(event.repo, event.branch)) return;
       const { repo, branch, after } = event;
@@ -123,6 +150,38 @@ export class SandboxCi {
 
   /** Everything needed to go on after a restart: truths, the commit index, pending pickups and unfinished runs. */
   toSnapshot(): SandboxCiSnapshot {
+    return {
+      truths: [...this.truths].map(([key, truth]) => [key, { ...truth }]),
+      pullsByCommit: [...this.pullsByCommit].map(([repoId, index]) => [repoId, [...index]]),
+      attempts: [...this.attempts],
+      ...this.runtime(),
+    };
+  }
+
+  /** What changed since the last call (the journal's record of CI), and forgets it. */
+  takeChanges(): SandboxCiChanges {
+    const { truths, commits, attempts, runtime } = this.dirty;
+    this.dirty = { truths: new Set(), commits: new Set(), attempts: new Set(), runtime: false };
+    return {
+      truths: [...truths].flatMap((key) => {
+        const truth = this.truths.get(key);
+        return truth ? [[key, { ...truth }] as [string, Truth]] : [];
+      }),
+      pullsByCommit: [...commits].flatMap((key) => {
+        const [repoId, commit] = key.split(' ') as [string, string];
+        const numbers = this.pullsByCommit.get(Number(repoId))?.get(commit);
+        return numbers ? [[Number(repoId), commit, [...numbers]] as [number, string, number[]]] : [];
+      }),
+      attempts: [...attempts].flatMap((key) => {
+        const count = this.attempts.get(key);
+        return count === undefined ? [] : [[key, count] as [string, number]];
+      }),
+      ...(runtime ? { runtime: this.runtime() } : {}),
+    };
+  }
+
+  /** Pickups not yet made and runs not yet finished, as stored. */
+  private runtime(): Pick<SandboxCiSnapshot, 'pickups' | 'unfinished'> {
     const { github } = this.options;
     const unfinished = [...this.unfinished.values()].flat().filter((record) => {
       const run = record.repo.workflowRuns.get(record.workflowRunId);
@@ -133,12 +192,16 @@ export class SandboxCi {
       );
     });
     return {
-      truths: [...this.truths].map(([key, truth]) => [key, { ...truth }]),
-      pullsByCommit: [...this.pullsByCommit].map(([repoId, index]) => [repoId, [...index]]),
-      attempts: [...this.attempts],
       pickups: [...this.pickups].map((p) => ({ repo: p.repo.id, branch: p.branch, sha: p.sha, at: p.at })),
       unfinished: unfinished.map(({ repo, conclusion: _, ...record }) => ({ ...record, repo: repo.id })),
     };
+  }
+
+  /** Marks a change of CI's own knowledge for the journal. */
+  private changed(kind: 'truths' | 'commits' | 'attempts' | 'runtime', key = ''): void {
+    if (kind === 'runtime') this.dirty.runtime = true;
+    else this.dirty[kind].add(key);
+    this.options.github.changes.ci();
   }
 
   /** What CI knows about a PR (innocent unless told otherwise). */
@@ -149,6 +212,7 @@ export class SandboxCi {
   /** What CI knows and the queue does not: a PR that breaks the build, or conflicts with others. */
   setTruth(repo: Repository, number: number, truth: Partial<Truth>): void {
     this.truths.set(`${repo.id}#${number}`, { ...innocent, ...truth });
+    this.changed('truths', `${repo.id}#${number}`);
   }
 
   markBad(repo: Repository, number: number): void {
@@ -184,10 +248,12 @@ export class SandboxCi {
     this.timers.add(cancel);
   }
 
-  private pickUp(pickup: Pickup): void {
+  private pickUp(pickup: Pickup, restored = false): void {
     this.pickups.add(pickup);
+    if (!restored) this.changed('runtime');
     this.when(pickup.at, () => {
       this.pickups.delete(pickup);
+      this.changed('runtime');
       this.start(pickup.repo, pickup.branch, pickup.sha);
     });
   }
@@ -206,7 +272,7 @@ export class SandboxCi {
     }
     for (const pickup of snapshot.pickups) {
       const repo = repoOf(pickup.repo);
-      if (repo) this.pickUp({ ...pickup, repo, at: Math.max(pickup.at, clock.now()) });
+      if (repo) this.pickUp({ ...pickup, repo, at: Math.max(pickup.at, clock.now()) }, true);
     }
     for (const stored of snapshot.unfinished) {
       const repo = repoOf(stored.repo);
@@ -240,7 +306,9 @@ export class SandboxCi {
     for (const commit of [pull.headSha, pull.mergeCommitSha]) {
       if (commit === null) continue;
       const numbers = index.get(commit) ?? [];
-      if (!numbers.includes(pull.number)) index.set(commit, [...numbers, pull.number]);
+      if (numbers.includes(pull.number)) continue;
+      index.set(commit, [...numbers, pull.number]);
+      this.changed('commits', `${repo.id} ${commit}`);
     }
   }
 
@@ -268,6 +336,8 @@ export class SandboxCi {
     });
     const attempt = (this.attempts.get(`${repo.id}:${sha}`) ?? 0) + 1;
     this.attempts.set(`${repo.id}:${sha}`, attempt);
+    this.changed('attempts', `${repo.id}:${sha}`);
+    this.changed('runtime');
     const record: CiRunRecord = {
       repo,
       sha,
@@ -290,6 +360,7 @@ export class SandboxCi {
     const jobs = github.actions.jobs(repo, run).filter((j) => j.status !== 'completed');
     if (jobs.length === 0) return; // cancelled before it started
     run.startedAt = clock.now();
+    github.changes.workflowRun(repo, run);
     for (const job of jobs) {
       github.checks.updateRun(repo, job.id, {
         app: job.app,
@@ -301,6 +372,7 @@ export class SandboxCi {
     const { base, tested } = this.content(repo, record.sha);
     record.tested = tested.map((t) => t.number);
     record.outcome = decideRun(this.options.model, { key: record.key, base, tested });
+    this.changed('runtime');
     if (this.options.auto === false) return;
     const outcome = record.outcome;
     this.later(outcome.durationMs, () => this.finish(record, outcome.passed ? 'success' : 'failure'));
@@ -324,6 +396,8 @@ export class SandboxCi {
       });
     }
     run.updatedAt = this.options.clock.now();
+    github.changes.workflowRun(repo, run);
+    this.changed('runtime');
   }
 
   private summary(record: CiRunRecord, conclusion: CheckConclusion): string {

@@ -66,12 +66,15 @@ export class VirtualClock implements Clock {
 
 /**
  * Wall-clock time sped up by `scale` (60: a simulated minute per real second), for the demo.
- * Time starts at `start` (default: now).
+ * Time starts at `start` (default: now). With a limit (limitTo), time stops there until the
+ * limit is raised: the sandbox keeps its limit on disk ahead of time, so that after a crash the
+ * clock resumes past anything anyone read from it and never goes back.
  */
 export class ScaledClock implements Clock {
   private readonly realStart = Date.now();
   private readonly start: number;
   private readonly handles = new Set<ReturnType<typeof setTimeout>>();
+  private limit = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly scale: number,
@@ -82,7 +85,17 @@ export class ScaledClock implements Clock {
   }
 
   now(): number {
-    return this.start + (Date.now() - this.realStart) * this.scale;
+    return Math.min(this.start + (Date.now() - this.realStart) * this.scale, this.limit);
+  }
+
+  /** now() goes no further than `at` (it never goes back: a lower limit only stops it). */
+  limitTo(at: number): void {
+    this.limit = Math.max(at, this.now());
+  }
+
+  /** How far now() may go (Infinity without a limit). */
+  get limitAt(): number {
+    return this.limit;
   }
 
   schedule(at: number, task: () => void): () => void {

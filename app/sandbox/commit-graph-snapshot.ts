@@ -1,4 +1,4 @@
-import { CommitGraph, EMPTY, type GitPerson } from './commit-graph.ts';
+import { type Commit, CommitGraph, EMPTY, type GitPerson } from './commit-graph.ts';
 
 /**
  * A commit as stored: its tree as the changes over its first parent's tree. Every commit
@@ -24,8 +24,13 @@ export interface CommitGraphSnapshot {
 }
 
 export function snapshotCommitGraph(graph: CommitGraph): CommitGraphSnapshot {
+  return snapshotCommits(graph, graph.list());
+}
+
+/** Some of a graph's commits (each after its parents), with the blobs their changes name. */
+export function snapshotCommits(graph: CommitGraph, list: readonly Commit[]): CommitGraphSnapshot {
   const blobs: Record<string, string> = {};
-  const commits = graph.list().map((commit): CommitSnapshot => {
+  const commits = list.map((commit): CommitSnapshot => {
     const parentTree = graph.get(commit.parents[0] ?? '')?.tree ?? EMPTY;
     const changes = graph.diff(parentTree, commit.tree).map((change): [string, string | null] => {
       if (change.sha !== null) blobs[change.sha] ??= graph.blob(change.sha) ?? missingBlob(change.sha);

@@ -54,6 +54,8 @@ function treeShaOf(tree: Tree): string {
  */
 export class CommitGraph {
   private readonly commits = new Map<string, Commit>();
+  /** The commits in the order they were made: the journal stores those made since its last count. */
+  private readonly made: Commit[] = [];
   private readonly byLabel = new Map<string, string>();
   private readonly blobs = new Map<string, string>();
   private readonly nextNumber = new Map<string, number>();
@@ -73,7 +75,17 @@ export class CommitGraph {
 
   /** Every commit, each after its parents (the order they were made in). */
   list(): Commit[] {
-    return [...this.commits.values()];
+    return [...this.made];
+  }
+
+  /** How many commits there are. */
+  get size(): number {
+    return this.made.length;
+  }
+
+  /** The commits made after the first `count`, in the order they were made. */
+  commitsSince(count: number): Commit[] {
+    return this.made.slice(count);
   }
 
   /** The label `base`, or `base-2`, `base-3`… when taken: labels stay unique. */
@@ -140,6 +152,7 @@ export class CommitGraph {
       generation: 1 + Math.max(0, ...parents.map((p) => p.generation)),
     };
     this.commits.set(sha, commit);
+    this.made.push(commit);
     this.byLabel.set(commit.label, sha);
     return commit;
   }

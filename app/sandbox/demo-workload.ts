@@ -159,6 +159,8 @@ export class DemoWorkload {
         // A refused step (a branch deleted by hand…) must not stop the demo.
         this.options.onActivity?.({ type: 'error', error: error as Error });
       }
+      // Its position is journalled with what it did: a restart must not open a pull request twice.
+      this.options.github.changes.workload();
     }
     const next = this.nextDue();
     if (next) this.cancel = this.options.clock.schedule(next.at, () => this.wake());

@@ -103,6 +103,7 @@ export class IssueOperations {
       createdAt: this.core.clock.now(),
     };
     comment.reactions.push(reaction);
+    this.core.changes.comment(repo, comment);
     return { reaction, created: true };
   }
 
@@ -121,6 +122,7 @@ export class IssueOperations {
       default: false,
     };
     repo.labels.set(key, label);
+    this.core.changes.label(repo, key);
     return label;
   }
 

@@ -87,18 +87,35 @@ export function snapshotModel(model: ModelContents): SandboxSnapshot {
     version: 1,
     ids: model.ids,
     accounts: model.accounts.map((a) => ({ ...a })),
-    installations: model.installations.map((i) => ({
-      id: i.id,
-      app: i.app.id,
-      account: i.account.id,
-      repositoryIds: [...i.repositoryIds],
-      createdAt: i.createdAt,
-    })),
+    installations: model.installations.map(storeInstallation),
     repositories: model.repositories.map(snapshotRepository),
   };
 }
 
-function snapshotRepository(repo: Repository): RepositorySnapshot {
+/** A repository and everything it holds, as stored. */
+export function snapshotRepository(repo: Repository): RepositorySnapshot {
+  return {
+    ...snapshotRepositoryFields(repo),
+    graph: snapshotCommitGraph(repo.graph),
+    branches: [...repo.branches],
+    pulls: [...repo.pulls.values()].map(storePull),
+    labels: [...repo.labels.values()].map(storeLabel),
+    collaborators: [...repo.collaborators],
+    comments: [...repo.comments.values()].map(storeComment),
+    checkSuites: [...repo.checkSuites.values()].map(storeCheckSuite),
+    checkRuns: [...repo.checkRuns.values()].map(storeCheckRun),
+    statuses: repo.statuses.map(storeStatus),
+    workflowRuns: [...repo.workflowRuns.values()].map(storeWorkflowRun),
+  };
+}
+
+/** A repository's own fields, without what it holds. */
+export type RepositoryFields = Pick<
+  RepositorySnapshot,
+  'id' | 'owner' | 'name' | 'private' | 'defaultBranch' | 'createdAt' | 'pushedAt' | 'nextNumber'
+>;
+
+export function snapshotRepositoryFields(repo: Repository): RepositoryFields {
   return {
     id: repo.id,
     owner: repo.owner.id,
@@ -107,32 +124,55 @@ function snapshotRepository(repo: Repository): RepositorySnapshot {
     defaultBranch: repo.defaultBranch,
     createdAt: repo.createdAt,
     pushedAt: repo.pushedAt,
-    graph: snapshotCommitGraph(repo.graph),
-    branches: [...repo.branches],
-    pulls: [...repo.pulls.values()].map((p) => ({
-      ...p,
-      labels: [...p.labels],
-      user: p.user.id,
-      mergedBy: p.mergedBy?.id ?? null,
-      reviews: p.reviews.map((r) => ({ ...r, user: r.user.id })),
-    })),
     nextNumber: repo.nextNumber,
-    labels: [...repo.labels.values()].map((l) => ({ ...l })),
-    collaborators: [...repo.collaborators],
-    comments: [...repo.comments.values()].map((c) => ({
-      ...c,
-      user: c.user.id,
-      app: c.app?.id ?? null,
-      reactions: c.reactions.map((r) => ({ ...r, user: r.user.id })),
-    })),
-    checkSuites: [...repo.checkSuites.values()].map((s) => ({ ...s, app: s.app.id, runIds: [...s.runIds] })),
-    checkRuns: [...repo.checkRuns.values()].map((r) => ({ ...r, app: r.app.id })),
-    statuses: repo.statuses.map((s) => ({ ...s, creator: s.creator.id })),
-    workflowRuns: [...repo.workflowRuns.values()].map((w) => ({
-      ...w,
-      actor: w.actor.id,
-      checkRunIds: [...w.checkRunIds],
-    })),
+  };
+}
+
+/*
+ * Each kind of object as stored: a copy (the model goes on changing its own), people and apps
+ * by id. The journal (sandbox-persistence.ts) stores changed objects one by one with these.
+ */
+
+export const storePull = (p: PullRequest): Stored<PullRequest> => ({
+  ...p,
+  labels: [...p.labels],
+  user: p.user.id,
+  mergedBy: p.mergedBy?.id ?? null,
+  reviews: p.reviews.map((r) => ({ ...r, user: r.user.id })),
+});
+
+export const storeLabel = (l: Label): Label => ({ ...l });
+
+export const storeComment = (c: IssueComment): Stored<IssueComment> => ({
+  ...c,
+  user: c.user.id,
+  app: c.app?.id ?? null,
+  reactions: c.reactions.map((r) => ({ ...r, user: r.user.id })),
+});
+
+export const storeCheckSuite = (s: CheckSuite): Stored<CheckSuite> => ({
+  ...s,
+  app: s.app.id,
+  runIds: [...s.runIds],
+});
+
+export const storeCheckRun = (r: CheckRun): Stored<CheckRun> => ({ ...r, app: r.app.id });
+
+export const storeStatus = (s: CommitStatus): Stored<CommitStatus> => ({ ...s, creator: s.creator.id });
+
+export const storeWorkflowRun = (w: WorkflowRun): Stored<WorkflowRun> => ({
+  ...w,
+  actor: w.actor.id,
+  checkRunIds: [...w.checkRunIds],
+});
+
+export function storeInstallation(i: Installation): InstallationSnapshot {
+  return {
+    id: i.id,
+    app: i.app.id,
+    account: i.account.id,
+    repositoryIds: [...i.repositoryIds],
+    createdAt: i.createdAt,
   };
 }
 

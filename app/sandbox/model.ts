@@ -1,4 +1,5 @@
 import { AccessControl } from './access.ts';
+import { ChangeLog } from './change-log.ts';
 import { CheckOperations } from './checks.ts';
 import type { Clock } from './clock.ts';
 import { CommitGraph, type FileChanges } from './commit-graph.ts';
@@ -46,6 +47,7 @@ const actionsAppId = 15368;
 export class SandboxGithub implements SandboxCore {
   readonly clock: Clock;
   readonly ids = new IdSequence();
+  readonly changes = new ChangeLog();
   readonly git: GitOperations;
   readonly pulls: PullRequestOperations;
   readonly checks: CheckOperations;
@@ -96,6 +98,7 @@ export class SandboxGithub implements SandboxCore {
   }
 
   emit(event: SandboxEvent): void {
+    this.changes.event(event);
     for (const listener of [...this.listeners]) listener(event);
   }
 
@@ -106,6 +109,7 @@ export class SandboxGithub implements SandboxCore {
     if (!account) {
       account = { id: this.ids.take('account'), login, type, name: login };
       this.accounts.set(key, account);
+      this.changes.account(account);
     }
     return account;
   }
@@ -163,6 +167,7 @@ export class SandboxGithub implements SandboxCore {
       requestBehaviour: succeed(),
     };
     this.repositories.set(key, repo);
+    this.changes.created(repo);
     return repo;
   }
 
@@ -178,6 +183,7 @@ export class SandboxGithub implements SandboxCore {
   grant(repo: Repository, login: string, role: Role): Account {
     const user = this.account(login);
     repo.collaborators.set(user.login.toLowerCase(), role);
+    this.changes.collaborator(repo, user.login);
     return user;
   }
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CiModel } from '../sim/ci-model.ts';
 import type { SandboxCiSnapshot } from './ci.ts';
@@ -14,8 +14,16 @@ export interface SandboxFile {
   version: 1;
   /** Wall-clock time of the save, for people reading the file. */
   savedAt: string;
-  /** The sandbox clock's time at the save: a resumed sandbox's clock goes on from there. */
+  /**
+   * The sandbox clock's time at the save, or the furthest it may have gone before the next
+   * record of the journal: a resumed sandbox's clock goes on from there (never back).
+   */
   now: number;
+  /**
+   * The last journal record the file holds (sandbox-journal.ts): records up to it are in the
+   * file, those after it are applied on start. Absent in files written before the journal.
+   */
+  journalSeq?: number;
   webhookSecret: string;
   /** The settings the sandbox was created with: the workload's position only means something under them. */
   workloadSettings: DemoWorkloadSettings;
@@ -45,17 +53,35 @@ export function readSandboxFile(dataDir: string): SandboxFile | null {
 }
 
 /**
- * Writes the file whole or not at all: into a temporary file first, then renamed over the old
- * one (a rename within a directory is atomic), so a crash mid-write leaves the previous save.
+ * Writes the file whole or not at all, and durably: into a temporary file first, flushed to
+ * disk, then renamed over the old one (a rename within a directory is atomic) and the directory
+ * flushed, so a crash at any point leaves either the previous save or this one.
  */
 export async function writeSandboxFile(dataDir: string, file: SandboxFile): Promise<void> {
   const path = join(dataDir, SANDBOX_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, JSON.stringify(file), { mode: 0o600 });
+    const handle = await open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(file));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
+    await syncDirectory(dataDir);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  }
+}
+
+/** Flushes a directory's entries (a rename, a new file) to disk. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

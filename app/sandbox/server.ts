@@ -24,6 +24,12 @@ export interface SandboxServerOptions {
   deliveryIds?: WebhookDeliveryOptions['deliveryIds'];
   retryDelaysMs?: WebhookDeliveryOptions['retryDelaysMs'];
   deliveryLogLimit?: WebhookDeliveryOptions['logLimit'];
+  /**
+   * Resolves once every change made so far is on disk (the sandbox's journal). Every answer
+   * waits for it, and so does every webhook: what GitHub acknowledged, it keeps. Absent (tests,
+   * benchmarks): nothing is kept on disk and nothing waits.
+   */
+  durable?: () => Promise<void>;
 }
 
 export interface SandboxServer {
@@ -66,6 +72,14 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   const urls: SandboxUrls = { api: '', web: '' };
   const ctx = new RouteContext(options.github, urls);
   configureHttp(app);
+  const { durable } = options;
+  if (durable) {
+    // After the handler, before the answer: a write is acknowledged only once it is on disk,
+    // and a read never shows what a crash could take back.
+    app.addHook('onSend', async () => {
+      await durable();
+    });
+  }
   registerAppRoutes(app, ctx);
   registerRepositoryRoutes(app, ctx);
   registerGitRoutes(app, ctx);
@@ -90,6 +104,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     deliveryIds: options.deliveryIds,
     retryDelaysMs: options.retryDelaysMs,
     logLimit: options.deliveryLogLimit,
+    ...(durable ? { durable } : {}),
   });
   return {
     url: base,

@@ -11,8 +11,9 @@ import {
   DemoWorkload,
   type DemoWorkloadSettings,
 } from './demo-workload.ts';
+import { loadSandboxState } from './journal-replay.ts';
 import { SandboxGithub } from './model.ts';
-import { readSandboxFile, type SandboxFile, writeSandboxFile } from './sandbox-file.ts';
+import { SandboxPersistence } from './sandbox-persistence.ts';
 import { isLoopbackHost, type SandboxServer, startSandboxServer } from './server.ts';
 
 /** What the sandbox says about itself; a pino logger fits. */
@@ -23,7 +24,7 @@ export interface SandboxLogger {
 }
 
 export interface StartSandboxOptions {
-  /** The sandbox's own directory (created if missing): sandbox.json and the app's private key. */
+  /** The sandbox's own directory (created if missing): sandbox.json, its journal and the app's private key. */
   dataDir: string;
   /** The app's webhook endpoint, on loopback. The app may start after the sandbox: deliveries retry. */
   webhookUrl: string;
@@ -42,10 +43,15 @@ export interface StartSandboxOptions {
   workload?: Partial<DemoWorkloadSettings>;
   /** CI model on a first start: ten-minute runs, a flaky failure in fifty. */
   ci?: Partial<CiModel>;
-  /** Real milliseconds between saves of sandbox.json when something changed (default 5 000; 0: only on stop). */
-  saveEveryMs?: number;
   /** The clock, given the stored time to resume from (tests pass a VirtualClock); default a ScaledClock. */
   clock?: (resumeAt: number | null) => Clock;
+  /**
+   * A time the clock must not start before: what the app recorded from it (its latest event),
+   * should the sandbox's own files be older than that.
+   */
+  resumeNotBefore?: number;
+  /** Real milliseconds a scaled clock's time is kept on disk ahead of it (sandbox-persistence.ts). */
+  clockLeaseMs?: number;
   /** Waits between webhook delivery attempts (default: up to two minutes in all, while the app starts). */
   retryDelaysMs?: readonly number[];
 }
@@ -70,8 +76,10 @@ export interface Sandbox {
   server: SandboxServer;
   /** A personal token of `login` (valid until the sandbox stops: tokens are not kept). */
   mintUserToken(login: string): string;
-  /** Writes sandbox.json now. */
+  /** Writes sandbox.json now (the journal folded in). */
   save(): Promise<void>;
+  /** Resolves once every change so far is on disk (answers and webhooks wait for it). */
+  durable(): Promise<void>;
   /** Stops the workload and CI, lets pending webhooks go out (a few seconds at most), saves, closes. */
   stop(): Promise<void>;
 }
@@ -87,9 +95,11 @@ const deliveryLogLimit = 1_000;
 /**
  * The sandbox side of `npm start` without GitHub credentials: the simulated GitHub on
  * loopback with the demo repository, the app installed on it, simulated CI and the demo
- * workload, all resumed from `<dataDir>/sandbox.json` when it exists. Refuses any address
- * other than loopback, both to listen on and to deliver webhooks to: it hands out tokens to
- * anyone with a JWT-shaped string.
+ * workload, all resumed from `<dataDir>/sandbox.json` and its journal when they exist. Every
+ * change is on disk before it is acknowledged (sandbox-persistence.ts), so the process may be
+ * killed at any moment and resumed from its data directory. Refuses any address other than
+ * loopback, both to listen on and to deliver webhooks to: it hands out tokens to anyone with a
+ * JWT-shaped string.
  */
 export async function startSandbox(options: StartSandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
@@ -101,7 +111,7 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
   const log = options.logger;
 
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const stored = readSandboxFile(options.dataDir);
+  const stored = loadSandboxState(options.dataDir);
   const privateKey = loadOrCreateAppKey(options.dataDir);
   const webhookSecret = options.webhookSecret ?? stored?.webhookSecret ?? randomBytes(24).toString('hex');
   const seed = options.seed ?? 1;
@@ -112,8 +122,24 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
   };
   const ciModel = stored?.ciModel ?? { ...defaultCiModel, seed, ...options.ci };
 
-  const clock = options.clock?.(stored?.now ?? null) ?? new ScaledClock(timeScale, stored?.now);
+  // Never before what was stored, nor before what the app saw (crash test C3: time went back).
+  const notBefore = options.resumeNotBefore ?? Number.NEGATIVE_INFINITY;
+  const resumeAt = stored
+    ? Math.max(stored.now, notBefore)
+    : Number.isFinite(notBefore)
+      ? Math.max(notBefore, Date.now())
+      : null;
+  const clock = options.clock?.(resumeAt) ?? new ScaledClock(timeScale, resumeAt ?? undefined);
+  // Held where it is until its time is on disk (the first snapshot below).
+  if (clock instanceof ScaledClock) clock.limitTo(clock.now());
   const github = stored ? SandboxGithub.fromSnapshot(stored.model, { clock }) : new SandboxGithub({ clock });
+  // Answers and webhooks wait for the disk; nothing goes out before the first snapshot is written.
+  let persistence: Promise<SandboxPersistence> | null = null;
+  let ready: (value: Promise<SandboxPersistence>) => void = () => {};
+  const opened = new Promise<SandboxPersistence>((resolve) => {
+    ready = resolve;
+  });
+  const durable = async () => (await opened).durable();
   const server = await startSandboxServer({
     github,
     host,
@@ -121,6 +147,7 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
     webhook: { url: options.webhookUrl, secret: webhookSecret },
     retryDelaysMs: options.retryDelaysMs ?? defaultRetryDelaysMs,
     deliveryLogLimit,
+    durable,
   });
   try {
     if (stored) server.webhooks.resume(stored.deliveries);
@@ -141,42 +168,23 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       state: stored?.workload,
       onActivity: (activity) => logActivity(log, activity),
     });
+    // The first start's key, secret and installation, or the restored state with the journal
+    // folded in, are on disk before the app hears of anything.
+    persistence = SandboxPersistence.open({
+      dataDir: options.dataDir,
+      github,
+      ci,
+      workload,
+      webhooks: server.webhooks,
+      clock,
+      fixed: { webhookSecret, workloadSettings, ciModel },
+      journalSeq: stored?.journalSeq ?? 0,
+      ...(log ? { log } : {}),
+      ...(options.clockLeaseMs === undefined ? {} : { leaseMs: options.clockLeaseMs }),
+    });
+    ready(persistence);
+    const store = await persistence;
     workload.start();
-
-    let changed = true;
-    const unsubscribe = github.on(() => {
-      changed = true;
-    });
-    const snapshot = (): SandboxFile => ({
-      version: 1,
-      savedAt: new Date().toISOString(),
-      now: clock.now(),
-      webhookSecret,
-      workloadSettings,
-      ciModel,
-      model: github.toSnapshot(),
-      ci: ci.toSnapshot(),
-      workload: workload.toSnapshot(),
-      deliveries: server.webhooks.pending(),
-    });
-    // One save at a time, each taking its snapshot when it starts: the last one wins on disk.
-    let saving: Promise<void> = Promise.resolve();
-    const save = (): Promise<void> => {
-      changed = false;
-      saving = saving.then(() => writeSandboxFile(options.dataDir, snapshot()));
-      return saving;
-    };
-    const saveEveryMs = options.saveEveryMs ?? 5_000;
-    const saver =
-      saveEveryMs > 0
-        ? setInterval(() => {
-            if (!changed) return;
-            save().catch((error: unknown) => log?.warn({ err: error }, 'could not save the sandbox'));
-          }, saveEveryMs)
-        : null;
-    saver?.unref();
-    // The first start's key, secret and installation are on disk before the app hears of them.
-    if (!stored) await save();
 
     log?.info(
       {
@@ -203,18 +211,17 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       workload,
       server,
       mintUserToken: (login) => github.access.issueUserToken(github.account(login)),
-      save,
+      save: () => store.compact(),
+      durable: () => store.durable(),
       stop() {
         stopped ??= (async () => {
-          if (saver) clearInterval(saver);
           workload.stop();
           ci.close();
           if (clock instanceof ScaledClock) clock.stop();
           await settle(server.webhooks.flush(), stopFlushMs);
           // No sends after this: what is still pending is kept for the next start, not raced.
           server.webhooks.close();
-          unsubscribe();
-          await save();
+          await store.close();
           await server.close();
           log?.info({ pendingWebhooks: server.webhooks.pendingCount() }, 'sandbox stopped');
         })();
@@ -222,6 +229,8 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       },
     };
   } catch (error) {
+    // Answers and webhooks waiting for the disk fail rather than wait forever.
+    if (persistence === null) ready(Promise.reject(error));
     await server.close();
     throw error;
   }

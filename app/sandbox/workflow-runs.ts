@@ -59,6 +59,7 @@ export class WorkflowRunOperations {
       startedAt: null,
     };
     repo.workflowRuns.set(run.id, run);
+    this.core.changes.workflowRun(repo, run);
     return { run, jobs };
   }
 
@@ -100,5 +101,6 @@ export class WorkflowRunOperations {
       this.checks.updateRun(repo, job.id, { app: job.app, conclusion: 'cancelled', sender: params.sender });
     }
     run.updatedAt = this.core.clock.now();
+    this.core.changes.workflowRun(repo, run);
   }
 }

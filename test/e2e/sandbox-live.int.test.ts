@@ -122,7 +122,6 @@ beforeAll(async () => {
         clock = new VirtualClock(resumeAt ?? START);
         return clock;
       },
-      saveEveryMs: 0,
       // The first delivery goes out before the app listens on its free port: it waits and retries.
       retryDelaysMs: [50, 100, 200, 500, 1_000, 2_000],
     },

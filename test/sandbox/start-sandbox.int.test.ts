@@ -10,7 +10,9 @@ import { parseConfig } from '../../app/config/load-config.ts';
 import { APP_KEY_FILE } from '../../app/sandbox/app-key.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
 import { DEFAULT_DEMO_WORKLOAD } from '../../app/sandbox/demo-workload.ts';
+import { loadSandboxState } from '../../app/sandbox/journal-replay.ts';
 import { SANDBOX_FILE, type SandboxFile } from '../../app/sandbox/sandbox-file.ts';
+import { JOURNAL_FILE } from '../../app/sandbox/sandbox-journal.ts';
 import { type Sandbox, type StartSandboxOptions, startSandbox } from '../../app/sandbox/start-sandbox.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -49,7 +51,6 @@ async function boot(
       clock = new VirtualClock(at ?? start);
       return clock;
     },
-    saveEveryMs: 0,
     retryDelaysMs: [5, 10],
     ...options,
   });
@@ -206,7 +207,9 @@ describe('startSandbox', () => {
     expect(held.length).toBeGreaterThan(0);
     expect(inFlight.length).toBeGreaterThan(0);
     expect(before.pulls.length).toBeGreaterThan(20);
-    expect(readdirSync(dataDir).sort()).toEqual([SANDBOX_FILE, APP_KEY_FILE].sort());
+    expect(readdirSync(dataDir).sort()).toEqual([SANDBOX_FILE, JOURNAL_FILE, APP_KEY_FILE].sort());
+    // A clean stop folds the journal into sandbox.json.
+    expect(statSync(join(dataDir, JOURNAL_FILE)).size).toBe(0);
     const stored = JSON.parse(readFileSync(join(dataDir, SANDBOX_FILE), 'utf8')) as SandboxFile;
     expect(stored.deliveries.map((d) => d.id)).toEqual(held);
 
@@ -261,29 +264,32 @@ describe('startSandbox', () => {
     }
   });
 
-  it('on a scaled clock: the workload runs in real time, saves come periodically, a restart resumes sandbox time', async () => {
+  it('on a scaled clock: the workload runs in real time, each change is on disk at once, a restart resumes sandbox time', async () => {
     const { sandbox } = await boot(dataDir, {
       clock: undefined,
       timeScale: 3_600, // an hour a second
-      saveEveryMs: 100,
       workload: { ...DEFAULT_DEMO_WORKLOAD, ratePerHour: 30 },
     });
     // The scaled clock started within boot(): from here on, more than a real second is more than an hour.
     const startedAt = Date.now();
-    const saved = () => JSON.parse(readFileSync(join(dataDir, SANDBOX_FILE), 'utf8')) as SandboxFile;
-    // Wait for a PR opened on the scaled clock and a periodic save holding it, and for an hour of sandbox time.
+    // What a crash would leave: sandbox.json with the journal applied, read while it runs.
+    const onDisk = () => loadSandboxState(dataDir)!;
     const deadline = startedAt + 10_000;
     while (
-      (saved().model.repositories[0]!.pulls.length === 0 || Date.now() - startedAt < 1_200) &&
+      (sandbox.github.repository('demo', 'widgets')!.pulls.size === 0 || Date.now() - startedAt < 1_200) &&
       Date.now() < deadline
     )
       await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(saved().model.repositories[0]!.pulls.length).toBeGreaterThan(0);
+    await sandbox.durable();
+    expect(onDisk().model.repositories[0]!.pulls.length).toBe(
+      sandbox.github.repository('demo', 'widgets')!.pulls.size,
+    );
+    expect(onDisk().model.repositories[0]!.pulls.length).toBeGreaterThan(0);
 
     await stop(sandbox);
-    const stoppedAt = saved().now;
+    const stoppedAt = onDisk().now;
     expect(stoppedAt - Date.now()).toBeGreaterThan(HOUR); // sandbox time ran ahead of the wall clock
-    const resumed = await startSandbox({ dataDir, webhookUrl: receiver.url, saveEveryMs: 0 });
+    const resumed = await startSandbox({ dataDir, webhookUrl: receiver.url });
     running.push(resumed);
     // It goes on from the stored time (at the default 60×), not from the wall clock.
     expect(resumed.clock.now() - stoppedAt).toBeGreaterThanOrEqual(0);

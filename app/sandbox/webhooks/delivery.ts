@@ -38,6 +38,11 @@ export interface WebhookDeliveryOptions {
    * thousands of bodies of tens of kilobytes each; tests want them all.
    */
   logLimit?: number;
+  /**
+   * Resolves once every change made so far is on disk (the sandbox's journal): a webhook goes
+   * out only after the change it tells of, as GitHub's do. Absent: nothing is kept on disk.
+   */
+  durable?: () => Promise<void>;
 }
 
 /** GitHub's hook id for the app's webhook (any stable number). */
@@ -126,7 +131,9 @@ export class WebhookDelivery {
    * recognise, as it would a GitHub redelivery.
    */
   resume(deliveries: readonly Delivery[]): void {
-    for (const delivery of deliveries) this.enqueue({ ...delivery, status: 'pending', attempts: [] });
+    // Already on disk: they are not journalled again.
+    for (const delivery of deliveries)
+      this.enqueue({ ...delivery, status: 'pending', attempts: [] }, { stored: true });
   }
 
   find(id: string): Delivery | undefined {
@@ -173,7 +180,8 @@ export class WebhookDelivery {
     return this.sequence.get(delivery) ?? 0;
   }
 
-  private enqueue(delivery: Delivery): void {
+  private enqueue(delivery: Delivery, options: { stored?: boolean } = {}): void {
+    if (!options.stored) this.options.github.changes.deliveryQueued(delivery);
     this.sequence.set(delivery, this.enqueued++);
     this.log.push(delivery);
     if (this.options.logLimit !== undefined && this.log.length > this.options.logLimit)
@@ -209,14 +217,28 @@ export class WebhookDelivery {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retryDelaysMs[attempt - 1]));
       const target = this.target;
       if (!target || this.closed) return;
-      const outcome = await this.post(target, delivery);
+      const stored = await this.durable();
+      const outcome = stored ?? (await this.post(target, delivery));
       delivery.attempts.push(outcome);
       if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
         delivery.status = 'delivered';
+        this.options.github.changes.deliveryDone(delivery.id);
         return;
       }
     }
     delivery.status = 'failed';
+    this.options.github.changes.deliveryDone(delivery.id);
+  }
+
+  /** Waits until the change this delivery tells of is on disk; a failed attempt when it cannot be. */
+  private async durable(): Promise<Delivery['attempts'][number] | null> {
+    if (!this.options.durable) return null;
+    try {
+      await this.options.durable();
+      return null;
+    } catch (error) {
+      return { status: null, error: `not sent: the change is not on disk (${(error as Error).message})` };
+    }
   }
 
   private async post(target: WebhookTarget, delivery: Delivery): Promise<Delivery['attempts'][number]> {
