@@ -139,6 +139,8 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
   const opened = new Promise<SandboxPersistence>((resolve) => {
     ready = resolve;
   });
+  // A failed start is reported by startSandbox itself; whoever waits on the disk gets the error.
+  opened.catch(() => {});
   const durable = async () => (await opened).durable();
   const server = await startSandboxServer({
     github,
