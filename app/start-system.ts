@@ -80,6 +80,7 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       ...(side.now ? { now: side.now } : {}),
       ...(side.pollMs ? { pollMs: side.pollMs } : {}),
       ...(side.policy ? { policy: side.policy } : {}),
+      ...(settings.TRAINYARD_RETENTION_DAYS ? { retentionDays: settings.TRAINYARD_RETENTION_DAYS } : {}),
     });
     const address = await server.listen({ port: settings.PORT, host: settings.HOST });
     // PORT=0 takes a free port: the sandbox learns it only now (its deliveries wait and retry).
