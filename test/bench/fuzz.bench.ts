@@ -28,14 +28,7 @@ import { sendRequest } from '../support/fuzz-http.ts';
 import { anyCaseArb } from '../support/fuzz-requests.ts';
 import { describeBlocks, FuzzServer, type ServerFigures } from '../support/fuzz-server.ts';
 import { FuzzTally } from '../support/fuzz-tally.ts';
-
-const envInt = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-};
+import { envInt } from './support/env-int.ts';
 
 const config = {
   requests: envInt('FUZZ_BENCH_REQUESTS', 100_000),

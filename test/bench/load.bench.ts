@@ -32,15 +32,8 @@ import { issueCommentEvent } from '../support/payloads.ts';
 import { type LoadHistory, seedLoadHistory } from './load-history.ts';
 import type { LoadServerMessage, LoadServerOptions } from './load-server.ts';
 import { freshBenchSchema } from './support/bench-database.ts';
+import { envInt } from './support/env-int.ts';
 import { table } from './support/stats.ts';
-
-const envInt = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-};
 
 const config = {
   databaseUrl: process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test',

@@ -33,6 +33,7 @@ import { findRepository } from '../../app/store/repositories.ts';
 import { logsPageSchema } from '../../shared/schemas/logs.schema.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
 import { freshBenchSchema } from './support/bench-database.ts';
+import { envInt } from './support/env-int.ts';
 import {
   BUSIEST,
   type Dataset,
@@ -43,14 +44,6 @@ import {
 } from './support/generate-events.ts';
 import { normalizeSql, type Statement, StatementRecorder } from './support/statement-recorder.ts';
 import { int, ms, ratio, type Summary, summarize, table, timeRuns } from './support/stats.ts';
-
-const envInt = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-};
 
 const config = {
   busiest: envInt('BENCH_EVENTS', 1_000_000),

@@ -33,22 +33,15 @@ import { webhookPath } from '../../app/github/webhook-endpoint.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
 import { repeatedPieces, startUpload } from '../support/raw-upload.ts';
 import { freshBenchSchema } from './support/bench-database.ts';
+import { envInt } from './support/env-int.ts';
 import { table } from './support/stats.ts';
 
-const envInt = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
-
 const config = {
-  uploads: envInt('BENCH_UPLOADS', 40),
-  uploadMiB: envInt('BENCH_UPLOAD_MIB', 25),
+  uploads: envInt('BENCH_UPLOADS', 40, 1),
+  uploadMiB: envInt('BENCH_UPLOAD_MIB', 25, 1),
   databaseUrl: process.env.BENCH_DATABASE_URL,
   schema: process.env.BENCH_SCHEMA ?? 'webhook_uploads_bench',
-  phaseMs: envInt('BENCH_PHASE_SECONDS', 120) * 1000,
+  phaseMs: envInt('BENCH_PHASE_SECONDS', 120, 1) * 1000,
 };
 
 const TARGET_GROWTH_MB = 100;

@@ -68,15 +68,8 @@ import { renderWebhook } from '../../app/sandbox/webhooks/payloads.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
 import { freshBenchSchema } from './support/bench-database.ts';
+import { envInt } from './support/env-int.ts';
 import { type Summary, summarize, table } from './support/stats.ts';
-
-const envInt = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-};
 
 const config = {
   deliveries: envInt('BENCH_DELIVERIES', 10_000),
