@@ -390,7 +390,7 @@ async function checkDir(
   failures: string[],
 ): Promise<CheckResult | null> {
   try {
-    const sandbox = readSandboxState(join(dir, 'sandbox'));
+    const sandbox = await readSandboxState(join(dir, 'sandbox'));
     const db = await readDatabase(
       backend === 'postgres' ? { databaseUrl: config.databaseUrl } : { dataDir: join(dir, 'db') },
       repository,

@@ -38,8 +38,21 @@ export interface SandboxState {
   github: SandboxGithub;
 }
 
-export function readSandboxState(sandboxDir: string): SandboxState {
-  const file = readSandboxFile(sandboxDir);
+/**
+ * The sandbox's stored state, read as a restart would: with its journal applied when the
+ * sandbox keeps one (app/sandbox/journal-replay.ts), else sandbox.json alone.
+ */
+export async function readSandboxState(sandboxDir: string): Promise<SandboxState> {
+  let load: (dir: string) => SandboxFile | null = readSandboxFile;
+  try {
+    const replay = (await import('../../../app/sandbox/journal-replay.ts')) as {
+      loadSandboxState?: (dir: string) => SandboxFile | null;
+    };
+    if (replay.loadSandboxState) load = replay.loadSandboxState;
+  } catch {
+    // A sandbox without a journal: sandbox.json is all there is.
+  }
+  const file = load(sandboxDir);
   if (file === null) throw new Error(`no sandbox state in ${sandboxDir}`);
   const github = SandboxGithub.fromSnapshot(file.model, { clock: new VirtualClock(file.now) });
   return { file, github };

@@ -534,8 +534,7 @@ export function checkInvariants(input: CheckInput): CheckResult {
     if (first !== undefined && first < before)
       add(
         6,
-        `start ${life.index + 1}: the sandbox clock's first reading was ${iso(first)}, ${((before - first) / 1000).toFixed(1)} sandbox s before ${iso(before)}, already seen in life ${beforeLife + 1}` +
-          (life.resumeNow !== null ? ` (sandbox.json's now before the start: ${iso(life.resumeNow)})` : ''),
+        `start ${life.index + 1}: the sandbox clock's first reading was ${iso(first)}, ${((before - first) / 1000).toFixed(1)} sandbox s before ${iso(before)}, already seen in life ${beforeLife + 1}`,
       );
     const max = seenMax.get(life.index);
     if (max !== undefined && max > before) {
