@@ -5,29 +5,33 @@
  * its whole process group — at random moments and started again from the same data
  * directories, CHAOS_CYCLES times per back end. Then it starts once more, runs a while so that
  * work settles, and is stopped cleanly (SIGINT, as Ctrl-C). The bench then reads what was left
- * behind — the sandbox's persisted state (`<data dir>/../sandbox/sandbox.json`, through the
- * sandbox's own reader), the database (events, webhook_deliveries, outbox) and the journal of
- * acknowledgements written by test/bench/chaos/observer.ts — and checks the invariants listed in
+ * behind — the sandbox's persisted state (`<data dir>/../sandbox/`, read as a restart reads it),
+ * the database (events, webhook_deliveries, outbox) and the journal written by
+ * test/bench/chaos/observer.ts — and checks the invariants listed in
  * test/bench/chaos/invariants.ts. Exit status 1 when any is violated or the product failed to
- * (re)start or stop.
+ * (re)start or stop; the run's directory (state, journal, product.log, run.json) is then kept.
  *
  * The observer is the one addition to the user's command line (`--import` after tsx): it only
- * journals, synchronously, the webhook answers the sandbox got and the writes the sandbox's REST
- * API acknowledged, which the sandbox does not persist. CHAOS_OBSERVE=0 runs without it (the
- * delivery-loss check and invariant 7 are then skipped).
+ * journals, synchronously, what the sandbox does not keep: the answers its webhooks got, the
+ * writes its REST API acknowledged and its clock's readings. CHAOS_OBSERVE=0 runs without it
+ * (the delivery-loss check, the clock across restarts and invariant 7 are then skipped).
  *
  *   npm run bench:chaos                                          # 20 cycles of 15–45 s per back end
  *   CHAOS_CYCLES=3 CHAOS_MIN_S=5 CHAOS_MAX_S=10 CHAOS_SETTLE_S=30 npm run bench:chaos   # short mode
+ *   CHAOS_RECHECK=/tmp/trainyard-chaos-pglite-XXXX npm run bench:chaos   # the checks again on a kept run
+ *
+ * Duration on the 2-core development machine: the short mode 2.2–3 min for both back ends, the
+ * default 22–23 min (about 11 min per back end).
  *
  * Environment: CHAOS_CYCLES (20), CHAOS_BACKENDS (pglite,postgres), CHAOS_MIN_S / CHAOS_MAX_S
  * (kill interval bounds, 15 / 45; measured from the spawn, except the first start's from its
  * first answer: a kill inside the very first initdb is another test), CHAOS_SEED (random,
- * printed: the kill intervals), CHAOS_SETTLE_S (60: the last run before the clean stop),
- * CHAOS_TIME_SCALE (SANDBOX_TIME_SCALE of the product, 120), CHAOS_DATABASE_URL
- * (postgresql://postgres@127.0.0.1:5432/trainyard_chaos, dropped and created afresh),
- * CHAOS_LOG_LEVEL (warn), CHAOS_READY_TIMEOUT_S (180: a start that does not answer by then is a
- * failure), CHAOS_OBSERVE (1), CHAOS_KEEP=1 (keep the temporary directory and database even
- * when clean; they are always kept when something failed).
+ * printed: the kill intervals; the sandbox's workload is always its seed 1), CHAOS_SETTLE_S
+ * (60: the last run before the clean stop), CHAOS_TIME_SCALE (SANDBOX_TIME_SCALE of the
+ * product, 120), CHAOS_DATABASE_URL (postgresql://postgres@127.0.0.1:5432/trainyard_chaos,
+ * dropped and created afresh), CHAOS_LOG_LEVEL (warn), CHAOS_READY_TIMEOUT_S (180: a start that
+ * does not answer by then is a failure), CHAOS_OBSERVE (1), CHAOS_KEEP=1 (keep the temporary
+ * directory and database even when clean).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -10,12 +10,15 @@ import type { DatabaseState, EventRow, JournalRecord, SandboxState } from './fin
  * 2. `action.queue.merged` events and the sandbox's merged pull requests, one to one;
  * 3. no untested tree on the base: every commit the queue put on main has a tree that passed CI,
  *    or is a step inside a run of the queue's merges that ends on a tree that passed (the merge
- *    method merges a tested batch one pull request at a time);
+ *    method merges a tested batch one pull request at a time); a run that stops on an untested
+ *    tree before its batch's last merge (an outside push came between, or the product stopped)
+ *    is a note, one that stops there after the batch's last merge a violation;
  * 4. no person's pull request closed or changed by the app, other than the merge of a queued one;
  * 5. no delivery lost (each one the sandbox saw acknowledged is in webhook_deliveries), no event
  *    duplicated or lost (identities, sessions' enter/merged/leave, one command event per command);
  * 6. time monotonic: received_at never goes back in id order, the sandbox clock never rewinds
- *    across a restart;
+ *    across a restart (its first reading in a start against every time seen before: readings,
+ *    webhook and answer bodies, events read over the API) nor within one;
  * 7. (the sandbox's side) every write the sandbox acknowledged is in its persisted state: a lost
  *    one is how 2 and 4 happen (a lost draft's number handed to a person's pull request).
  */
