@@ -95,11 +95,15 @@ export function handleBaseBranchMoved(t: Transition, input: BaseBranchMoved): vo
   // During our merge the push may come before the merge's answer: decided once it is answered.
   const pending = !own && known.sha !== null && isMergeInFlight(t, input.branch);
   const unconfirmed = pending ? [...(known.unconfirmed ?? []), input.sha] : known.unconfirmed;
+  // Our merges are recorded when GitHub answers them, so a push of one of ours is news only in
+  // that it was delivered: a late one (GitHub does not order deliveries) must not move the base
+  // back to a commit without what merged since, or the next batch would be tested without it.
+  const sha = own ? known.sha : input.sha;
   t.state = {
     ...t.state,
     bases: {
       ...basesInUse(t),
-      [input.branch]: { ...known, sha: input.sha, ...(unconfirmed ? { unconfirmed } : {}) },
+      [input.branch]: { ...known, sha, ...(unconfirmed ? { unconfirmed } : {}) },
     },
   };
   if (own || pending || known.sha === null) return;

@@ -72,6 +72,31 @@ describe('external changes', () => {
     expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED']);
   });
 
+  it('a late push of an older merge of ours does not move the base back: the next batch starts on our newest merge', () => {
+    const s = scenario({ merge_queue: { max_parallel_checks: 2 } });
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-0' });
+    s.queue(1, 2).runUntilIdle();
+    expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED']);
+    // GitHub delivers the push of #1's merge commit (main-1) after #2's (main-2).
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-1' });
+    s.queue(3).runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const prepare = s.effects('prepare_test_branch').at(-1);
+    expect(prepare?.type === 'prepare_test_branch' && prepare.pullRequests.map((p) => p.number)).toEqual([3]);
+    expect(prepare?.type === 'prepare_test_branch' && prepare.baseSha).toBe('main-2');
+    expect(aborts(s)).toEqual([]);
+  });
+
+  it('a late push of an older merge of ours after an external push keeps the external head', () => {
+    const s = scenario({ merge_queue: { max_parallel_checks: 2 } });
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-0' });
+    s.queue(1).runUntilIdle();
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'hotfix-by-hand' });
+    s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-1' });
+    s.queue(2).runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const prepare = s.effects('prepare_test_branch').at(-1);
+    expect(prepare?.type === 'prepare_test_branch' && prepare.baseSha).toBe('hotfix-by-hand');
+  });
+
   it('an external push while our merge is in flight resets the batches once the merge is answered', () => {
     const s = scenario({ merge_queue: { max_parallel_checks: 2 } });
     s.send({ type: 'base_branch_moved', branch: 'main', sha: 'main-0' });
