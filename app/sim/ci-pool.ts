@@ -2,6 +2,12 @@
  * CI capacity C shared by every run of a simulation: a run holds one of C runners for its
  * duration; when all are busy it waits in FIFO order. Cancelling a waiting run drops it;
  * cancelling a running one frees its runner (the minutes it used are still spent).
+ *
+ * Runners are handed out once the event being handled is over (a dispatch scheduled at the
+ * current time), never in the middle of a policy's reaction to it. A policy that hears a result
+ * typically cancels several stale runs and submits their replacements in one go; handing out
+ * each freed runner at once gave it to a stale run still waiting, which the policy cancelled a
+ * moment later in the same reaction: a run counted (and its wait) for 0 ms on a runner.
  */
 export interface PooledRun {
   readonly durationMs: number;
@@ -26,6 +32,7 @@ export class CiPool {
   private readonly waiting: PooledRun[] = [];
   private running = 0;
   private readonly submittedAt = new Map<PooledRun, number>();
+  private dispatchScheduled = false;
   readonly usage: CiUsage = { runs: 0, busyMs: 0, cancelledRuns: 0, cancelledMs: 0, waitMs: 0 };
 
   constructor(
@@ -39,7 +46,7 @@ export class CiPool {
     const run: PooledRun = { durationMs, state: 'waiting', startedAt: null, finish: onFinish };
     this.submittedAt.set(run, this.clock.now());
     this.waiting.push(run);
-    this.dispatch();
+    this.scheduleDispatch();
     return run;
   }
 
@@ -54,13 +61,23 @@ export class CiPool {
       this.usage.cancelledRuns++;
       this.usage.cancelledMs += this.clock.now() - run.startedAt!;
       this.running--;
-      this.dispatch();
+      this.scheduleDispatch();
     }
   }
 
   /** Runs queued or running now. */
   get load(): { waiting: number; running: number } {
     return { waiting: this.waiting.length, running: this.running };
+  }
+
+  /** Hands out free runners when the current event is over (once, however many asked). */
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    this.clock.schedule(this.clock.now(), () => {
+      this.dispatchScheduled = false;
+      this.dispatch();
+    });
   }
 
   private dispatch(): void {
@@ -78,8 +95,8 @@ export class CiPool {
         run.state = 'finished';
         this.usage.busyMs += run.durationMs;
         this.running--;
-        this.dispatch();
         run.finish();
+        this.scheduleDispatch();
       });
     }
   }

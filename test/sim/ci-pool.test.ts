@@ -12,7 +12,11 @@ function world() {
       e.fire();
     }
   };
-  return { clock, runAll, setNow: (t: number) => (now = t), agenda };
+  /** Fires what is due now (the pool's dispatch of the current instant). */
+  const runDue = () => {
+    while (agenda.peek() !== null && agenda.peek()! <= now) agenda.pop()!.fire();
+  };
+  return { clock, runAll, runDue, setNow: (t: number) => (now = t), agenda };
 }
 
 describe('CI pool', () => {
@@ -21,6 +25,9 @@ describe('CI pool', () => {
     const pool = new CiPool(2, w.clock);
     const done: [string, number][] = [];
     for (const name of ['a', 'b', 'c']) pool.submit(10, () => done.push([name, w.clock.now()]));
+    // Handed out when the current event is over.
+    expect(pool.load).toEqual({ waiting: 3, running: 0 });
+    w.runDue();
     expect(pool.load).toEqual({ waiting: 1, running: 2 });
     w.runAll();
     expect(done).toEqual([
@@ -39,12 +46,51 @@ describe('CI pool', () => {
     const b = pool.submit(10, () => done.push('b'));
     const c = pool.submit(10, () => done.push('c'));
     pool.cancel(b);
+    w.runDue();
     w.setNow(4);
     pool.cancel(a);
     w.runAll();
     expect(done).toEqual(['c']);
     expect(c.startedAt).toBe(4);
     expect(pool.usage).toMatchObject({ runs: 2, busyMs: 14, cancelledRuns: 1, cancelledMs: 4 });
+  });
+
+  it('a runner freed in the middle of a reaction is not handed to a run the reaction then cancels', () => {
+    const w = world();
+    const pool = new CiPool(1, w.clock);
+    const done: string[] = [];
+    // A speculative pipeline on one runner: a runs, b (built on a) waits. At 4, the policy learns
+    // that both are stale (something ahead failed): it cancels a, then b, and submits c.
+    const a = pool.submit(10, () => done.push('a'));
+    const b = pool.submit(10, () => done.push('b'));
+    w.agenda.schedule(4, () => {
+      pool.cancel(a);
+      pool.cancel(b);
+      pool.submit(10, () => done.push('c'));
+    });
+    w.runAll();
+    expect(done).toEqual(['c']);
+    expect(b.startedAt).toBeNull();
+    expect(pool.usage).toMatchObject({ runs: 2, busyMs: 14, cancelledRuns: 1, cancelledMs: 4, waitMs: 0 });
+  });
+
+  it('the policy hears a result before the freed runner is handed out: a waiting run it cancels then never ran', () => {
+    const w = world();
+    const pool = new CiPool(1, w.clock);
+    // A speculative pipeline on one runner: b is built on top of a. a fails, so b is stale: the
+    // policy cancels it and submits c instead. b must not get a's runner first.
+    const done: string[] = [];
+    const b = { run: null as ReturnType<CiPool['submit']> | null };
+    pool.submit(10, () => {
+      done.push('a');
+      pool.cancel(b.run!);
+      pool.submit(10, () => done.push('c'));
+    });
+    b.run = pool.submit(10, () => done.push('b'));
+    w.runAll();
+    expect(done).toEqual(['a', 'c']);
+    expect(b.run.startedAt).toBeNull();
+    expect(pool.usage).toMatchObject({ runs: 2, busyMs: 20, cancelledRuns: 0, cancelledMs: 0 });
   });
 
   it('fires callbacks in time order, and in scheduling order at equal times', () => {
