@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 /*
  * Answers Node's HTTP parser gives before Fastify sees a request (a malformed request line,
  * headers too large, a request that timed out, an Expect header it does not know). They get
- * the contract's body, `{"detail": "..."}`, and an X-Request-Id like every other answer, so a
+ * the documented body, `{"detail": "..."}`, and an X-Request-Id like every other answer, so a
  * client can report them; a socket that can no longer be written is only closed.
  */
 

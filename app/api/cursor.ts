@@ -3,8 +3,8 @@ import type { EventPageStart } from '../store/events.ts';
 import { ValidationError } from './errors.ts';
 
 /**
- * The log's cursor: base64url of a small versioned JSON (API-CONTRACT.md). It names a keyset
- * position and a fingerprint of the query it belongs to, so a cursor taken from another
+ * The log's cursor: base64url of a small versioned JSON (docs/api.md, "The event log"). It names
+ * a keyset position and a fingerprint of the query it belongs to, so a cursor taken from another
  * repository or another set of filters is refused instead of silently mixing pages.
  */
 interface CursorPayload {

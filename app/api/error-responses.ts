@@ -5,7 +5,7 @@ import {
   validationErrorSchema,
 } from '../../shared/schemas/errors.schema.ts';
 
-/** The error answers every repository endpoint can give (SPEC.md: 403, 404, 409, 422). */
+/** The error answers every repository endpoint can give: 403, 404, 409, 422 (docs/api.md, "Errors"). */
 export const errorResponses = {
   403: messageErrorSchema.describe('Missing, unknown or insufficient credential'),
   404: messageErrorSchema.describe('Unknown repository (or, for pause, the queue is not paused)'),

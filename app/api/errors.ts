@@ -4,7 +4,7 @@ import type { ValidationIssue } from '../../shared/schemas/errors.schema.ts';
 import { QUERY_CANCELED } from '../store/database.ts';
 import { WriteConflictError } from '../store/repository-transaction.ts';
 
-/** An answer other than success, with the contract's body (API-CONTRACT.md, "Errors"). */
+/** An answer other than success, with the documented body (docs/api.md, "Errors"). */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: 403 | 404 | 409 | 503,

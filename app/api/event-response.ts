@@ -3,7 +3,7 @@ import { computeOutcome } from '../../shared/schemas/event-outcome.ts';
 import { type EventType, eventTypes } from '../../shared/schemas/event-types.ts';
 import type { EventText, StoredEvent } from '../store/events.ts';
 
-/** A stored event as the API shows it (the envelope of SPEC.md plus `outcome`). */
+/** A stored event as the API shows it: the envelope of Mergify's v1 event log plus `outcome`. */
 export function toApiEvent(event: StoredEvent, repositoryFullName: string): Event {
   return {
     id: Number(event.id),

@@ -69,7 +69,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     },
     bodyLimit: 64 * 1024,
     // Errors Fastify raises before routing (a broken %-escape, an over-long segment) still get
-    // the contract's 422 body and a request id.
+    // the documented 422 body and a request id.
     frameworkErrors: (error, request, rawReply) => {
       const reply = rawReply as FastifyReply;
       reply.header('X-Request-Id', request.id);
@@ -85,7 +85,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     requestTimeout: deps.timeouts?.requestMs ?? 30_000,
     http: {
       // Node would refuse an HTTP/1.1 request without Host with a bare 400; the hook below
-      // refuses it with the contract's body and a request id.
+      // refuses it with the documented body and a request id.
       requireHostHeader: false,
       headersTimeout: deps.timeouts?.headersMs ?? 10_000,
       connectionsCheckingInterval: deps.timeouts?.checkEveryMs ?? 1_000,

@@ -6,7 +6,7 @@ import { parseDuration } from './duration.ts';
 import { strictMapping } from './strict-mapping.ts';
 
 /**
- * `.github/trainyard.yml` (QUEUE-SEMANTICS.md, "Configuration"). Parsing gives the normalized
+ * `.github/trainyard.yml` (docs/queue-semantics.md, "Configuration"). Parsing gives the normalized
  * form the engine uses: durations in seconds, conditions as trees, batch_size as {min, max},
  * priority as a number plus the alias it was written with.
  */
@@ -146,13 +146,14 @@ export const partitionRuleSchema = strictMapping({
 });
 
 export const mergeQueueSchema = strictMapping({
-  // 5, as in the documented example. In-place checks need 1 (QUEUE-SEMANTICS.md, "Batch"), so
-  // by default batches are tested on draft PRs, up to 5 at once per partition.
+  // 5, as in the documented example. In-place checks need 1 (docs/queue-semantics.md,
+  // "Batches"), so by default batches are tested on draft PRs, up to 5 at once per partition.
   max_parallel_checks: integer(1, 128).default(5),
   skip_intermediate_results: z.boolean().default(false),
-  // Off by default (QUEUE-SEMANTICS.md keeps a failed batch in its place): with it on, a failed
-  // batch steps aside while it is bisected and the pull requests behind it are tested and merged
-  // without waiting; its innocent pull requests go back to waiting (see app/queue/aside.ts).
+  // Without it a failed batch keeps its place and holds its lane. With it on, a failed batch steps
+  // aside while it is bisected and the pull requests behind it are tested and merged without
+  // waiting; its innocent pull requests go back to waiting (see app/queue/aside.ts). Off by
+  // default, since they may then merge after pull requests queued behind them.
   bisect_aside: z.boolean().default(false),
   // With bisect_aside: probes per round of a bisection (default 2: cut in thirds). 1 searches by
   // halves — one probe a round, fewer runs, one more round (see app/queue/bisection.ts).

@@ -7,7 +7,7 @@ import { currentLane, findSession, lanesOf, putLane, putSessions, type Transitio
 
 /*
  * `merge_queue.bisect_aside`: a failed batch steps aside instead of holding its lane. Without it
- * the lane waits while the failed batch is retried and bisected (QUEUE-SEMANTICS.md,
+ * the lane waits while the failed batch is retried and bisected (docs/queue-semantics.md,
  * "Failures"), so every culprit stalls every pull request behind it for one or more CI runs. With
  * it, the batches built on the failed batch are aborted at once and the lane goes on without it:
  * new batches are built on the batches ahead that are still in line, and merge when they pass.
@@ -193,10 +193,8 @@ export function markCleared(t: Transition, numbers: readonly number[]): void {
 /**
  * Cleared pull requests at the front of the waiting ones (in queue order): a batch starting with
  * them embarks at once and takes them all (up to the batch size's max), then fills up with the
- * pull requests behind. Cleared ones used to embark only with cleared ones, but that cost a run
- * for a batch of often one or two. Measured (seeds 1-3, 14 days): mid p95 453 → 419 min, CI min
- * per merged PR 17.8 → 17.5; burst p95 600 → 558, CI 18.6 → 18.4; monorepo merged/h 22.8 → 24.9,
- * p95 7705 → 6990 min, CI 40.8 → 42.0 (more merged, slightly more runs per merge).
+ * pull requests behind: a batch of cleared ones alone would often hold one or two and cost a CI
+ * run for them (figures in docs/decisions/0018-bisect-aside.md).
  */
 export function countLeadingCleared(sessions: readonly Session[]): number {
   const end = sessions.findIndex((s) => s.cleared !== true);

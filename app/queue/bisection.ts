@@ -39,11 +39,11 @@ export function planAsideBisection(lo: number, hi: number, length: number, probe
 }
 
 /**
- * Probes a round of a bisection aside: `bisect_aside_probes` (default 2), for every batch. A batch
- * holding a pull request of several partitions used to keep two, so that its suspects (held in
- * their other lanes, aside.ts) are cleared sooner; but those lanes have already rebuilt without
- * them, and the extra probe cost more than the wait. Measured (monorepo, seeds 1-3, 14 days):
- * CI min per merged PR 42.0 → 39.3, p95 6990 → 7388 min, merged/h 24.9 → 24.5.
+ * Probes a round of a bisection aside: `bisect_aside_probes` (default 2), for every batch. Also
+ * for a batch holding a pull request of several partitions: a second probe would clear its
+ * suspects (held in their other lanes, aside.ts) sooner, but those lanes have already rebuilt
+ * without them, and the extra probe costs more than the wait (figures in
+ * docs/decisions/0018-bisect-aside.md).
  */
 export function computeAsideProbes(state: QueueState): 1 | 2 {
   return state.config.merge_queue.bisect_aside_probes ?? 2;

@@ -145,10 +145,11 @@ export const CONFIG_REJECTED_TITLE = 'Invalid .github/trainyard.yml: the last va
 type Published = QueueState['checkRuns'];
 
 /*
- * At depth, comparing every queued pull request's title with its published one was the costliest
- * part of a step, though a step changes a few titles. So the record planCheckRuns leaves behind
- * remembers the titles it was checked against (all published in it), and the next step compares
- * only the titles that changed since, and the check runs changed since (record-history.ts).
+ * At depth, comparing every queued pull request's title with its published one would be the
+ * costliest part of a step, though a step changes a few titles. So the record planCheckRuns
+ * leaves behind remembers the titles it was checked against (all published in it), and the next
+ * step compares only the titles that changed since, and the check runs changed since
+ * (record-history.ts).
  */
 const checkedAgainst = new WeakMap<
   object,

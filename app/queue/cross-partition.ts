@@ -5,9 +5,10 @@ import type { Lane, QueueState, Session } from './state.ts';
 import { findLane, findSession, lanesOf, type Transition } from './transition.ts';
 
 /*
- * Pull requests in several partitions (QUEUE-SEMANTICS.md, "Partition"): each merges only after
- * the pull requests before it in each of its lanes, so two of them must keep one order in every
- * lane they share, and a lane must not wait for another that waits for it (app/queue/embark.ts).
+ * Pull requests in several partitions (docs/queue-semantics.md, "Partitions"): each merges only
+ * after the pull requests before it in each of its lanes, so two of them must keep one order in
+ * every lane they share, and a lane must not wait for another that waits for it
+ * (app/queue/embark.ts).
  */
 
 /**

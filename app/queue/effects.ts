@@ -1,9 +1,9 @@
 import type { ConfigError } from '../config/config-error.ts';
 
 /**
- * What the engine asks the shell to do: imperative commands (STYLE.md G1). Each has a stable
- * `key` built from its kind and subject, so the outbox runs it at least once and running it
- * twice does no harm. Results come back as inputs (test_branch_prepared, merge_failed, …).
+ * What the engine asks the shell to do: imperative commands. Each has a stable `key` built from
+ * its kind and subject, so the outbox runs it at least once and running it twice does no harm.
+ * Results come back as inputs (test_branch_prepared, merge_failed, …).
  */
 export type Effect =
   | PrepareTestBranch

@@ -8,7 +8,7 @@ import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.t
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
 
-/** What a lane does with a free slot (STYLE.md G3: small outcome unions). */
+/** What a lane does with a free slot: one of a small union of outcomes, not a set of flags. */
 export type EmbarkOutcome = 'embarked' | 'no_slot' | 'nothing_waiting' | 'waiting_for_batch' | 'blocked';
 
 /**

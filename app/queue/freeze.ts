@@ -37,7 +37,7 @@ export function isAnyFreezeActive(state: QueueState, now: Date): boolean {
 /**
  * While a freeze is active, the pull requests it holds go after the others of their lane, in
  * queue order within each group: they cannot merge, so they must not hold back the pull
- * requests behind them (QUEUE-SEMANTICS.md, "Pause, freezes, schedules").
+ * requests behind them (docs/queue-semantics.md, "Scheduled freezes and schedules").
  */
 export function orderFrozenLast(state: QueueState, sessions: Session[], now: Date): Session[] {
   if (!isAnyFreezeActive(state, now)) return sessions;

@@ -1,5 +1,5 @@
 /**
- * Ids come in (STYLE.md G4): the shell passes a seeded source so that replaying the same inputs
+ * Ids come in from the caller: the shell passes a seeded source so that replaying the same inputs
  * gives byte-identical outputs. Nothing here reads the clock or a random device.
  */
 export interface IdSource {

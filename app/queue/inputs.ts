@@ -3,8 +3,8 @@ import type { TrainyardConfig } from '../config/config.schema.ts';
 import type { ConfigError } from '../config/config-error.ts';
 
 /**
- * What the engine is told: past-tense facts (STYLE.md G1). The shell (GitHub webhooks, the
- * outbox executor, the scheduler, the API), the sandbox and the simulator all speak this.
+ * What the engine is told: past-tense facts. The shell (GitHub webhooks, the outbox executor,
+ * the scheduler, the API), the sandbox and the simulator all speak this.
  */
 export type QueueInput =
   | PullRequestUpdated
@@ -35,7 +35,7 @@ export interface GithubAccount {
   type: AccountType;
 }
 
-/** Who acted through the API (SPEC.md's Actor). */
+/** Who acted through the API, as events name it (`actorSchema` in shared/). */
 export interface Actor {
   type: 'application' | 'user';
   id: string | number;

@@ -12,8 +12,9 @@ import type { Session } from './state.ts';
 import { secondsBetween, type Transition } from './transition.ts';
 
 /*
- * Builders of the events the engine emits, with complete metadata (SPEC.md "Metadata by
- * type"). Every builder takes the transition for `now`; `emit` appends in order.
+ * Builders of the events the engine emits, with complete metadata (the schemas of
+ * shared/schemas/event-queue.schema.ts). Every builder takes the transition for `now`; `emit`
+ * appends in order.
  */
 
 type Checks = NewEventOf<'action.queue.checks_end'>['metadata']['checks_conclusion'];

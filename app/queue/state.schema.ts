@@ -4,9 +4,9 @@ import type { TrainyardConfig } from '../config/config.schema.ts';
 import type { Batch, QueueState } from './state.ts';
 
 /*
- * The stored state's schema (STYLE.md G2): the store parses what it loads and rejects what the
- * engine could never have produced — an unknown pull request in a batch, a pull request twice in
- * a lane, a batch in the wrong lane.
+ * The stored state's schema: the store parses what it loads and rejects what the engine could
+ * never have produced — an unknown pull request in a batch, a pull request twice in a lane, a
+ * batch in the wrong lane.
  */
 
 const iso = z.iso.datetime({ offset: true });
@@ -230,8 +230,8 @@ type ParseResult =
 
 /**
  * The stored engine state, parsed: its shape, then its consistency (findInconsistencies). Not a
- * zod refinement: one on the whole object took zod off its fast path, 1.5 of 3.7 ms for 1,000
- * queued pull requests (bench:engine), while the check itself takes 0.1 ms.
+ * zod refinement: one on the whole object takes zod off its fast path, which costs far more than
+ * the check itself (figures in docs/decisions/0004-state-consistency-checked-after-the-parse.md).
  */
 export const queueStateSchema = {
   safeParse(value: unknown): ParseResult {

@@ -3,8 +3,8 @@ import type { ConfigError } from '../config/config-error.ts';
 import type { CheckReport, Freeze, PullRequestSnapshot } from './inputs.ts';
 
 /**
- * The engine's state: plain JSON (saved as jsonb), unions rather than bags of optional fields
- * (STYLE.md G2). Status codes, positions and ETAs are derived from it, never stored.
+ * The engine's state: plain JSON (saved as jsonb), unions rather than bags of optional fields.
+ * Status codes, positions and ETAs are derived from it, never stored.
  *
  * Where a queued pull request is — waiting or embarked — is not stored either: it is embarked in
  * a lane when one of the lane's batches holds it, waiting otherwise.

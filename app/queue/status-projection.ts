@@ -11,8 +11,8 @@ import { computeEmbarked, orderSessions } from './ordering.ts';
 import type { Batch, Lane, QueueState, SubBatch, TestRun, Trial } from './state.ts';
 
 /**
- * The merge queue status resource of one base branch (API-CONTRACT.md), derived from the state:
- * nothing here is stored. `pause` is the API's to fill from its pause record.
+ * The merge queue status resource of one base branch (docs/api.md, "Status"), derived from the
+ * state: nothing here is stored. `pause` is the API's to fill from its pause record.
  */
 export function computeMergeQueueStatus(
   state: QueueState,

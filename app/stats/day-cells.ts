@@ -6,8 +6,8 @@ import type { Queryable } from '../store/database.ts';
  * code), partial aggregates of one projection table's rows — counts, sums, maxima, minima —
  * that combine across days. A statistic whose buckets are a day or more reads the whole days
  * of its period from the cells and only the partial days at its ends from the rows
- * (bucketed.ts): for 90 days of a repository with 100k sessions, ~10k cells instead of 100k
- * rows, ~2k cells instead of 34k rows for 30 days.
+ * (bucketed.ts). A cell stands for every row of its day and group, so a long period reads a
+ * small fraction of the rows (figures in docs/decisions/0008).
  *
  * Cells are maintained by the projection statement (projection.ts) from the rows it writes:
  * insert-only tables add their new rows; a session adds itself to its leave's cell when it

@@ -17,7 +17,7 @@ import type { StatsParams } from './stats-params.ts';
 import { loadTimeToMerge, type TimeToMergeParams } from './time-to-merge.ts';
 import { loadTotalQueueTime } from './total-queue-time.ts';
 
-/** Every statistics endpoint but time_to_merge: filters and period in, the contract's body out. */
+/** Every statistics endpoint but time_to_merge: filters and period in, the documented body out. */
 export type PeriodEndpoint = Exclude<StatsEndpoint, 'time_to_merge'>;
 
 export const periodStatsLoaders: {

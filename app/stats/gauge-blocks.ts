@@ -14,8 +14,8 @@ import type { GaugeRow, GroupKeys } from './projection-rows.ts';
  * Block widths in seconds: hours and days. A bucket (1 h, 4 h, 1 d, 2 d, epoch-aligned) is tiled
  * by the widest blocks that fit: 4 one-hour blocks make a 4-hour bucket, 2 one-day blocks a
  * 2-day one. Two widths rather than one per bucket width: each width costs a row per series
- * and append (measured: the four widths cost ~10 % of append throughput), while reads stay at
- * about 170 rows per series for 7 days (1 h blocks) and 90 for 90 days.
+ * and append, while reads stay at about 170 rows per series for 7 days (1 h blocks) and 90 for
+ * 90 days (docs/decisions/0007-gauge-blocks.md).
  */
 export const GAUGE_BLOCK_WIDTHS: readonly number[] = [3_600, 86_400];
 
@@ -132,7 +132,8 @@ export function gaugeBlockRows(gauges: readonly GaugeRow[]): GaugeBlockRow[] {
       sorted = (readings[i - 1] as GaugeReading).at <= (readings[i] as GaugeReading).at;
     }
     if (!sorted) readings.sort((a, b) => a.at.getTime() - b.at.getTime());
-    // Object.assign, not spread: spread measured 5× slower than the rest of this function.
+    // Object.assign, not spread: spread alone would cost several times the rest of this function
+    // (docs/decisions/0023-statistics-hot-paths.md).
     rows.push(Object.assign(summarizeBlock(readings), id));
   }
   return rows;

@@ -1,7 +1,7 @@
 import type { GroupKeys } from './projection-rows.ts';
 
 /*
- * Shapes SQL rows (group keys, bucket start, figures) into the contract's groups: ordered by
+ * Shapes SQL rows (group keys, bucket start, figures) into the API's groups: ordered by
  * base_ref, partition, queue_name, priority_rule_name (code-unit order), buckets by start.
  */
 
@@ -38,7 +38,8 @@ export function bucketBounds(epochSeconds: number, width: number): { start: stri
  * Groups rows by the key list `keysOf` returns, sorted by those keys; each group's buckets are
  * `toBucket(row)` sorted by start then `order`. Bucket bounds are made once per bucket and
  * buckets sorted by their start as a number: 90 days of a busy repository are ~10k buckets,
- * and formatting and comparing the ISO times for each took half of the read (bench:stats).
+ * and formatting and comparing ISO times for each of them would be a large part of the read
+ * (docs/decisions/0023-statistics-hot-paths.md).
  */
 export function groupRows<R extends BucketRow, G, B extends { start: string }>(options: {
   rows: readonly R[];

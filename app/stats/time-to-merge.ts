@@ -4,7 +4,10 @@ import type { Queryable } from '../store/database.ts';
 import { compareText } from './group-rows.ts';
 import { DEFAULT_KEY } from './projection-rows.ts';
 
-/** Events are kept this long (ARCHITECTURE.md, Storage): the window of time to merge. */
+/**
+ * The window of time to merge, and the default retention of events (docs/operations.md): the
+ * statistic covers this window whatever retention is configured.
+ */
 export const RETENTION_DAYS = 90;
 
 export interface TimeToMergeParams {
@@ -37,7 +40,7 @@ export async function loadTimeToMerge(
   // merge_seconds: the time to merge above, null unless merged (migration 0007); the
   // unmerged sessions still make their group seen. Groups are hashed and each one's median
   // taken from its array: an ordered-set aggregate with GROUP BY would sort every session by
-  // group first (measured with 101k sessions on PostgreSQL: 97 → 57 ms of CPU).
+  // group first (figures in docs/decisions/0008-day-cells-for-long-periods.md).
   const { rows } = await sql<Row>`
     SELECT partition_name, queue_name, avg(merge_seconds)::float8 AS mean,
       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY t)

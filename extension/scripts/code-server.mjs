@@ -1,5 +1,5 @@
 // Shared by the test drivers: a throw-away code-server (real VS Code 1.139.1 server + workbench)
-// and headless Debian Chromium through playwright-core. See /work/shared/docs/EXTENSION-TESTING.md.
+// and headless Debian Chromium through playwright-core. See README, "VS Code extension".
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the real-extension-host tests need, from npm + Debian only
-# (docs: /work/shared/docs/EXTENSION-TESTING.md):
+# (how the tests use them: README, "VS Code extension"):
 #   - Debian chromium (opens the workbench), libkrb5-dev (headers for code-server's kerberos addon)
 #   - Node 24 from the npm "node" package (code-server 4.139 needs Node 24; Node 20 fails at run time)
 #   - code-server (VS Code 1.139.1 server + web workbench), native addons built against Node 24's headers

@@ -57,7 +57,7 @@ const kindByStatus: Record<number, ApiErrorKind> = {
 
 /**
  * The v1 API, typed by the shared schemas: every response is validated before it is
- * returned, so a client never works on a shape the contract does not promise.
+ * returned, so a client never works on a shape the API does not promise.
  */
 export class ApiClient {
   private readonly fetchImpl: typeof fetch;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** 403, 404, 409: `{"detail": "<message>"}` (API-CONTRACT.md, compatible). */
+/** 403, 404, 409: `{"detail": "<message>"}`, compatible with Mergify's v1 API (docs/api.md, "Errors"). */
 export const messageErrorSchema = z.object({ detail: z.string() }).describe('Error with a message');
 
 /** One problem of a 422: where it is, what is wrong, and its kind. */

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { pullRequestNumberSchema } from './event-parts.schema.ts';
 
 /*
- * Metadata of the `action.*` events outside the queue (SPEC.md "Metadata by type"): exactly
- * the listed fields, all required.
+ * Metadata of the `action.*` events outside the queue, as in Mergify's v1 event log (docs/api.md,
+ * "Event types and metadata"): exactly those fields, all required.
  */
 
 export const emptyMetadataSchema = z.strictObject({}).describe('No metadata');

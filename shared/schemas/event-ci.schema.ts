@@ -8,9 +8,9 @@ import { countSchema, pullRequestNumberSchema, retryModeSchema } from './event-p
  */
 
 /*
- * SPEC.md says `condition_matches` holds "one of three match shapes" without showing them.
- * Trainyard's three, told apart by `type`: the job name matched a pattern, the job log
- * matched a pattern, or the job exited with a listed code.
+ * Mergify's v1 event log says `condition_matches` holds "one of three match shapes" without
+ * showing them. Trainyard's three, told apart by `type`: the job name matched a pattern, the
+ * job log matched a pattern, or the job exited with a listed code.
  */
 export const conditionMatchSchema = z
   .discriminatedUnion('type', [
@@ -51,9 +51,9 @@ export const jobRetriedMetadataSchema = z
   .describe('A failed CI job was retried automatically');
 
 /*
- * SPEC.md does not show the `ci_issue.*` metadata. Trainyard's choice: every one names the
- * issue (`ci_issue_id`, `name`); `renamed` adds the `previous_name`, `linked` the pull
- * request the issue was seen on, `merged` the issue it was merged into. The other four
+ * Mergify's v1 event log does not show the `ci_issue.*` metadata. Trainyard's choice: every one
+ * names the issue (`ci_issue_id`, `name`); `renamed` adds the `previous_name`, `linked` the
+ * pull request the issue was seen on, `merged` the issue it was merged into. The other four
  * (created, reopened, resolved, unresolved) carry only the issue.
  */
 const ciIssueFields = {

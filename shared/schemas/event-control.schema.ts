@@ -8,8 +8,8 @@ import { actorSchema, freezeAttributesSchema, githubAccountSchema } from './even
  */
 
 /**
- * `command.queue`, `command.dequeue` and `command.requeue`. SPEC.md does not show the
- * metadata of `command.requeue`; it is the same command family, so it has the same shape.
+ * `command.queue`, `command.dequeue` and `command.requeue`. Mergify's v1 event log does not show
+ * the metadata of `command.requeue`; it is the same command family, so it has the same shape.
  */
 export const commandMetadataSchema = z
   .strictObject({

@@ -3,7 +3,7 @@ import { abortCodes, type checksConclusions } from './event-parts.schema.ts';
 import type { EventType } from './event-types.ts';
 
 /*
- * `outcome` of an event (API-CONTRACT.md "Event log"): not stored, computed from the type and
+ * `outcome` of an event (docs/api.md, "The event log"): not stored, computed from the type and
  * the metadata each time an event is shown.
  */
 
@@ -104,10 +104,10 @@ function outcomeOf(event: TypedMetadata): EventOutcome {
 }
 
 /**
- * The API's `outcome` rule (API-CONTRACT.md): merged, leave with `merged: true`, passed
- * checks_end and successful post_check ⇒ success; failed or timed-out checks_end, leave for
- * a failure code, checks_not_started and a bisection that found a culprit ⇒ failure; enter,
- * checks_start and bisection start ⇒ pending; everything else ⇒ neutral.
+ * The API's `outcome` rule (docs/api.md, "Event types and metadata"): merged, leave with
+ * `merged: true`, passed checks_end and successful post_check ⇒ success; failed or timed-out
+ * checks_end, leave for a failure code, checks_not_started and a bisection that found a culprit
+ * ⇒ failure; enter, checks_start and bisection start ⇒ pending; everything else ⇒ neutral.
  */
 export function computeOutcome<T extends EventType>(type: T, metadata: EventMetadata<T>): EventOutcome {
   return outcomeOf({ type, metadata } as TypedMetadata);

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { dateTimeSchema, uuidSchema } from './common.schema.ts';
 
 /*
- * Building blocks of event metadata (SPEC.md "Events"): enumerations and the nested objects
- * that several event types share. Objects are strict: an unknown field is an error.
+ * Building blocks of event metadata (docs/api.md, "Event types and metadata"): enumerations
+ * and the nested objects that several event types share. Objects are strict: an unknown field
+ * is an error.
  */
 
 /** A pull request number (GitHub numbers start at 1). */
@@ -44,7 +45,7 @@ export const checksConclusionSchema = z
   .enum(checksConclusions)
   .describe('Overall conclusion of the checks of a queue check run');
 
-/** Why running checks were aborted (SPEC.md lists these 31 values). */
+/** Why running checks were aborted: the 31 codes of Mergify's v1 event log. */
 export const abortCodes = [
   'PR_DEQUEUED',
   'PR_DEQUEUED_FROM_PARTITION',
@@ -91,7 +92,7 @@ export const retryModeSchema = z
   .enum(['job', 'pipeline'])
   .describe('Whether the failed job alone or the whole pipeline is retried');
 
-/** SPEC.md's `VcsAccount`; the code host is GitHub (API-CONTRACT.md). */
+/** An account of the code host (Mergify's `VcsAccount`): here always GitHub (docs/api.md). */
 export const githubAccountSchema = z
   .strictObject({
     login: z.string().describe('GitHub login'),
@@ -108,7 +109,7 @@ export const actorSchema = z
   })
   .describe('Who performed an operation');
 
-/** SPEC.md's `QueueCheck_Serialized`. */
+/** A check as the queue's events show it (Mergify's `QueueCheck_Serialized`). */
 export const checkSchema = z
   .strictObject({
     name: z.string().describe('Check name'),
@@ -121,12 +122,13 @@ export const checkSchema = z
 
 export type Check = z.infer<typeof checkSchema>;
 
-/** A conditions dictionary: SPEC.md leaves its shape open. */
+/** A conditions dictionary: Mergify's v1 event log leaves its shape open. */
 const conditionsDictionarySchema = z.record(z.string(), z.unknown()).describe('Conditions dictionary');
 
 /**
- * SPEC.md's `QueueConditionEvaluationResult_Serialized`, a tree. The shapes of `schedule` and
- * of the items of `evaluations` are not shown: any JSON object is accepted.
+ * The evaluation of a condition, a tree (Mergify's `QueueConditionEvaluationResult_Serialized`).
+ * Mergify does not show the shapes of `schedule` and of the items of `evaluations`: any JSON
+ * object is accepted.
  */
 export const conditionEvaluationSchema = z
   .strictObject({
@@ -153,7 +155,7 @@ const freezeConditionsSchema = z
   .union([conditionsDictionarySchema, z.array(z.string())])
   .describe('A conditions dictionary or a list of conditions');
 
-/** SPEC.md's `ScheduledFreezeEventLogAttributes`. */
+/** A scheduled freeze as its events show it (Mergify's `ScheduledFreezeEventLogAttributes`). */
 export const freezeAttributesSchema = z
   .strictObject({
     reason: z.string().describe('Why the queue is frozen'),

@@ -11,8 +11,8 @@ import {
 } from './event-parts.schema.ts';
 
 /*
- * Metadata of the `action.queue.*` events (SPEC.md "Metadata by type"): exactly the listed
- * fields, all required; "or null" fields are nullable, the others are not.
+ * Metadata of the `action.queue.*` events, as in Mergify's v1 event log: exactly its fields, all
+ * required; the fields it gives as "or null" are nullable, the others are not.
  */
 
 const queueName = z.string().describe('Merge queue (queue rule) name');
@@ -27,7 +27,7 @@ const queuedAt = dateTimeSchema.describe('When the pull request entered the queu
 const sessionId = uuidSchema.describe('Queue session (one stay of a pull request in the queue)');
 const prNumbers = (what: string) => z.array(pullRequestNumberSchema).describe(what);
 
-/** Fields shared by `checks_start` and `checks_end` (SPEC.md "Check-run fields"). */
+/** Fields shared by `checks_start` and `checks_end`: those of the queue's check run. */
 const checkRunFields = {
   speculative_check_pull_request: z
     .strictObject({
@@ -121,8 +121,8 @@ export const checksEndMetadataSchema = z
     aborted: z.boolean().describe('Whether the checks were aborted before their end'),
     abort_code: abortCodeSchema.nullable().describe('Why the checks were aborted, or null'),
     abort_reason: z.string().nullable().describe('Human explanation of the abort, or null'),
-    // SPEC.md lists `abort_status` without "or null", but checks that ended without being
-    // aborted (the usual success) have no abort status: null there.
+    // Mergify's v1 event log gives `abort_status` without "or null", but checks that ended without
+    // being aborted (the usual success) have no abort status: null there.
     abort_status: abortStatusSchema
       .nullable()
       .describe('What happened to the pull request after an abort; null when not aborted'),

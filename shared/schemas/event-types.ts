@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Every event type of SPEC.md ("Event types accepted by the `event_type` filter"), in SPEC
- * order. SPEC.md's placeholder `action.vcs_actions` is `action.github_actions` on the wire
- * (API-CONTRACT.md).
+ * Every event type the `event_type` filter of Mergify's v1 event log accepts, in Mergify's
+ * order. Its placeholder `action.vcs_actions` is `action.github_actions` on the wire, since
+ * the code host is GitHub (docs/api.md, "Compatibility with Mergify's v1 API").
  */
 export const eventTypes = [
   'action.assign',

@@ -44,9 +44,10 @@ import {
 import { type EventType, eventTypes } from './event-types.ts';
 
 /**
- * The metadata schema of every event type (SPEC.md "Metadata by type"). Metadata SPEC.md
- * does not show: `action.requeue` has none, `command.requeue` is shaped like `command.queue`,
- * and `ci_issue.*` are described in `event-ci.schema.ts`.
+ * The metadata schema of every event type (docs/api.md, "Event types and metadata"). Where
+ * Mergify's v1 event log does not show the metadata: `action.requeue` has none,
+ * `command.requeue` is shaped like `command.queue`, and `ci_issue.*` are described in
+ * `event-ci.schema.ts`.
  */
 export const eventMetadataSchemas = {
   'action.assign': addedRemovedMetadataSchema,

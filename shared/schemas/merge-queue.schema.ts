@@ -43,8 +43,8 @@ export const queuedPullRequestSchema = z
 export type QueuedPullRequest = z.output<typeof queuedPullRequestSchema>;
 
 /**
- * SPEC.md shows `running`, `bisecting` and `merged`; the others say where a batch is in its
- * life so that a reader knows why it is not running.
+ * Mergify's v1 API shows `running`, `bisecting` and `merged`; the others say where a batch is in
+ * its life so that a reader knows why it is not running.
  */
 export const batchStatusCodeSchema = z.enum([
   'waiting_for_batch',

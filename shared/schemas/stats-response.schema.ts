@@ -3,8 +3,9 @@ import { dateTimeSchema } from './common.schema.ts';
 import { type AbortCode, abortCodes } from './event-parts.schema.ts';
 import type { StatsEndpoint } from './stats-query.schema.ts';
 
-// Response bodies of `GET /v1/repos/{owner}/{repository}/stats/*`, exactly per API-CONTRACT.md.
-// Every object is strict: a field the contract does not list is a contract violation.
+// Response bodies of `GET /v1/repos/{owner}/{repository}/stats/*` (docs/api.md, "Statistics").
+// Every object is strict: a field not listed here is not part of the API, and an answer holding
+// one is wrong.
 
 // ── Figures ──────────────────────────────────────────────────────────────────
 
@@ -24,7 +25,7 @@ function number(description: string) {
   return z.number().nonnegative().describe(description);
 }
 
-/** The abort codes of SPEC.md, defined once with the event schemas. */
+/** The abort codes of the event log, defined once with the event schemas. */
 export const ABORT_CODES = abortCodes;
 export type { AbortCode };
 

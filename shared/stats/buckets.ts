@@ -1,4 +1,4 @@
-// Statistics intervals ("by interval", API-CONTRACT.md): the width follows the period length,
+// Statistics buckets (docs/api.md, "Statistics"): the width follows the period length,
 // buckets are aligned to the Unix epoch in UTC, and a bucket's `end` is its last second.
 // Pure: no clock, no I/O.
 

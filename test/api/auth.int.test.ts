@@ -221,7 +221,7 @@ describe('GitHub tokens', () => {
     expect(github.isDone()).toBe(true);
   });
 
-  it('puts the request id in the body of a 503, as every 5xx must (API-CONTRACT.md, Errors)', async () => {
+  it('puts the request id in the body of a 503, as every 5xx must', async () => {
     const token = githubToken();
     githubRepo(token).reply(502);
     const res = await call(STATUS, { token });

@@ -44,7 +44,7 @@ describe('closing the server while a keep-alive connection is answering a reques
     expect(await closed).toBeLessThan(10_000);
   });
 
-  it('without it, Fastify keeps the answered connection open (what the fix is for)', async () => {
+  it('without it, Fastify keeps the answered connection open, so close() waits', async () => {
     const { app, url, arrived, release } = await slowServer(false);
     await (await post(`${url}/fast`)).text();
     const inFlight = post(`${url}/slow`);

@@ -8,7 +8,7 @@ let admin: string;
 let reader: string;
 const REPO = '/v1/repos/acme/widgets';
 
-/** The contract's error bodies (API-CONTRACT.md, "Errors"), written here independently of the server. */
+/** The documented error bodies (docs/api.md, "Errors"), written here independently of the server. */
 const messageError = z.strictObject({ detail: z.string().min(1) });
 const validationError = z.strictObject({
   detail: z

@@ -177,7 +177,7 @@ describe('GET /logs', () => {
     ['received_from=yesterday', 'received_from'],
     ['received_from=2026-10-01T00:00:00', 'received_from'],
     ['received_from=2026-10-02&received_to=2026-10-01', 'received_from'],
-    // Valid RFC 3339, but years PostgreSQL cannot store (were 500s).
+    // Valid RFC 3339, but years PostgreSQL cannot store: a 422, not a database error.
     ['received_from=0000-01-01T00:00:00Z', 'received_from'],
     ['received_to=0001-01-01T00:30:00%2B01:00', 'received_to'],
     ['received_to=9999-12-31T23:59:59-23:59', 'received_to'],

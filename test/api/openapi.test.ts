@@ -12,8 +12,8 @@ let contentType: string | null;
 
 const REPO = '/v1/repos/{owner}/{repository}';
 
-/** SPEC.md's event types, with its placeholder `vcs` spelled `github` on the wire (API-CONTRACT.md). */
-const SPEC_EVENT_TYPES = `action.assign, action.backport, action.close, action.comment, action.copy,
+/** The event types of Mergify's v1 event log, with its placeholder `vcs` spelled `github` on the wire. */
+const MERGIFY_EVENT_TYPES = `action.assign, action.backport, action.close, action.comment, action.copy,
   action.delete_head_branch, action.dismiss_reviews, action.edit, action.github_actions, action.label,
   action.merge, action.post_check, action.queue.batch_bisection_end, action.queue.batch_bisection_start,
   action.queue.change, action.queue.checks.change, action.queue.checks_end, action.queue.checks_not_started,
@@ -100,7 +100,7 @@ describe('GET /v1/openapi.json', () => {
     expect(params.sort()).toEqual(['owner', 'repository']);
   });
 
-  it('describes the error bodies as the contract gives them', () => {
+  it('describes 403, 404 and 409 as {detail} and 422 as a list of {loc, msg, type}', () => {
     const responses = doc.paths[`${REPO}/merge-queue/pause`].get.responses;
     const schemaOf = (code: string) => {
       const s = responses[code].content['application/json'].schema;
@@ -114,7 +114,7 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(item.properties).sort()).toEqual(['loc', 'msg', 'type']);
   });
 
-  it('constrains the owner and repository path parameters as the contract does', () => {
+  it('constrains owner to 1–40 characters and repository to 1–100, each with its own pattern', () => {
     const params = doc.paths[`${REPO}/logs`].get.parameters;
     const owner = params.find((p: Json) => p.name === 'owner').schema;
     const repository = params.find((p: Json) => p.name === 'repository').schema;
@@ -136,14 +136,14 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('makes event_type a repeated (form, exploded) array query parameter over all 47 event types', () => {
-    expect(SPEC_EVENT_TYPES).toHaveLength(47);
+    expect(MERGIFY_EVENT_TYPES).toHaveLength(47);
     const param = doc.paths[`${REPO}/logs`].get.parameters.find((p: Json) => p.name === 'event_type');
     expect(param).toMatchObject({ in: 'query', required: false });
     // OpenAPI's defaults for a query parameter are style form and explode true.
     expect(param.style ?? 'form').toBe('form');
     expect(param.explode ?? true).toBe(true);
     expect(param.schema.type).toBe('array');
-    expect([...param.schema.items.enum].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
+    expect([...param.schema.items.enum].sort()).toEqual([...MERGIFY_EVENT_TYPES].sort());
   });
 
   it('documents the pause record as reason and paused_at', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// app/queue imports app/config, and the engine must stay pure and deterministic (ARCHITECTURE.md).
+// app/queue imports app/config, and the engine must stay pure and deterministic (docs/architecture.md).
 const ROOT = join(import.meta.dirname, '../../app/config');
 const FORBIDDEN: [RegExp, string][] = [
   [/Date\.now\(/, 'reads the clock'],

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /*
- * The engine stays pure (STYLE.md G4): this test reads every file under app/queue and fails on
- * an import from outside app/queue, app/config and shared (zod aside), or on a call that reaches
- * for the clock, randomness, timers or the process.
+ * The engine stays pure (docs/architecture.md): this test reads every file under app/queue and
+ * fails on an import from outside app/queue, app/config and shared (zod aside), or on a call
+ * that reaches for the clock, randomness, timers or the process.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -6,8 +6,8 @@ import { failIfContains, Scenario, START } from './support/scenario.ts';
 
 /*
  * Random configurations and random input sequences against a random (but seeded) CI oracle:
- * the invariants of QUEUE-SEMANTICS.md hold, a replay is byte-identical, every event validates
- * (the scenario driver parses each one).
+ * the invariants of docs/queue-semantics.md ("Invariants") hold, a replay is byte-identical,
+ * every event validates (the scenario driver parses each one).
  */
 
 const outputs = (s: Scenario) =>

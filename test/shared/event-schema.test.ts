@@ -34,8 +34,9 @@ import {
   exampleNewEvent,
 } from '../support/event-examples.ts';
 
-// The filter list of SPEC.md, verbatim, with `vcs` spelled `github` (API-CONTRACT.md).
-const specTypes =
+// The `event_type` filter list of Mergify's v1 event log, verbatim, with `vcs` spelled `github`
+// (the code host is GitHub: docs/api.md).
+const filterListTypes =
   'action.assign, action.backport, action.close, action.comment, action.copy, action.delete_head_branch, action.dismiss_reviews, action.edit, action.vcs_actions, action.label, action.merge, action.post_check, action.queue.batch_bisection_end, action.queue.batch_bisection_start, action.queue.change, action.queue.checks.change, action.queue.checks_end, action.queue.checks_not_started, action.queue.checks_start, action.queue.enter, action.queue.leave, action.queue.merged, action.rebase, action.refresh, action.request_reviews, action.requeue, action.review, action.squash, action.unqueue, action.update, ci_insights.job_retried, ci_issue.created, ci_issue.linked, ci_issue.merged, ci_issue.renamed, ci_issue.reopened, ci_issue.resolved, ci_issue.unresolved, command.dequeue, command.queue, command.requeue, queue.pause.create, queue.pause.delete, queue.pause.update, scheduled_freeze.create, scheduled_freeze.delete, scheduled_freeze.update'
     .replace('action.vcs_actions', 'action.github_actions')
     .split(', ');
@@ -46,8 +47,9 @@ const queueRun = 'branch partition_name priority_rule_name queue_name queued_at'
 const ciIssue = 'ci_issue_id name';
 const command = 'author comment_id session_id';
 
-// SPEC.md "Metadata by type", transcribed field by field (the unspecified ones: our choice).
-const specFields: Record<EventType, string> = {
+// The metadata of each type in Mergify's v1 event log, field by field (where it shows none: our
+// choice, docs/api.md "Event types and metadata").
+const metadataFields: Record<EventType, string> = {
   'action.assign': 'added removed',
   'action.backport': 'to pull_request_number conflicts',
   'action.close': 'message',
@@ -101,7 +103,8 @@ const specFields: Record<EventType, string> = {
     'scheduled_freeze_attributes_before scheduled_freeze_attributes_after updated_by updated_at',
 };
 
-// Fields that may be null ("or null" in SPEC.md), as paths: `a.b`, `list[].field`.
+// Fields that may be null ("or null" in Mergify's v1 event log, and our choices), as paths:
+// `a.b`, `list[].field`.
 const conditionNullables = (at: string) =>
   ['description', 'attribute_name', 'operator', 'schedule'].map((f) => `${at}.${f}`);
 const checkRunNullables = [
@@ -111,7 +114,7 @@ const checkRunNullables = [
   'unsuccessful_checks[].url',
   'unsuccessful_checks[].avatar_url',
 ];
-const specNullables: Partial<Record<EventType, string[]>> = {
+const nullableFields: Partial<Record<EventType, string[]>> = {
   'action.review': ['reviewer', 'message'],
   'action.queue.batch_bisection_end': ['priority_rule_name'],
   'action.queue.batch_bisection_start': ['priority_rule_name'],
@@ -190,9 +193,9 @@ const parses = (type: EventType, metadata: unknown) =>
   (eventMetadataSchemas[type] as z.ZodType).safeParse(metadata).success;
 
 describe('event types', () => {
-  it('are the 47 types of SPEC.md, in SPEC order, with action.github_actions', () => {
+  it('are the 47 types of the event_type filter, in its order, with action.github_actions', () => {
     expect(eventTypes).toHaveLength(47);
-    expect([...eventTypes]).toEqual(specTypes);
+    expect([...eventTypes]).toEqual(filterListTypes);
     expect(new Set(eventTypes).size).toBe(47);
   });
 
@@ -200,7 +203,7 @@ describe('event types', () => {
     expect(Object.keys(eventMetadataSchemas)).toEqual([...eventTypes]);
   });
 
-  it('reject a type SPEC.md does not list, and the vcs placeholder', () => {
+  it('reject an unlisted type, and the vcs placeholder', () => {
     expect(eventTypeSchema.safeParse('action.vcs_actions').success).toBe(false);
     expect(eventTypeSchema.safeParse('action.queue.unknown').success).toBe(false);
     expect(eventTypeSchema.safeParse('action.queue.enter').success).toBe(true);
@@ -208,7 +211,7 @@ describe('event types', () => {
 });
 
 describe('enumerations', () => {
-  it('are exactly those of SPEC.md', () => {
+  it('have exactly the documented values', () => {
     expect(checkStates).toHaveLength(10);
     expect(checksConclusions).toHaveLength(10);
     expect(abortCodes).toHaveLength(31);
@@ -231,11 +234,11 @@ describe('enumerations', () => {
 
 describe.each(eventTypes)('metadata of %s', (type) => {
   const variants = exampleMetadataVariants(type);
-  const expectedNullable = new Set(specNullables[type] ?? []);
+  const expectedNullable = new Set(nullableFields[type] ?? []);
 
-  it('has exactly the fields SPEC.md lists', () => {
+  it('has exactly the listed fields', () => {
     const shape = (eventMetadataSchemas[type] as unknown as z.ZodObject).shape;
-    const expected = specFields[type].split(' ').filter(Boolean);
+    const expected = metadataFields[type].split(' ').filter(Boolean);
     expect(Object.keys(shape).sort()).toEqual([...expected].sort());
     expect(Object.keys(exampleMetadata(type)).sort()).toEqual([...expected].sort());
   });
@@ -269,7 +272,7 @@ describe.each(eventTypes)('metadata of %s', (type) => {
     }
   });
 
-  it('accepts null exactly where SPEC.md says "or null"', () => {
+  it('accepts null exactly where a field is listed as nullable', () => {
     const seen = new Set<string>();
     for (const metadata of variants) {
       for (const path of walk(metadata).fields) {
@@ -402,7 +405,7 @@ describe('API events', () => {
     expect(accepts({ ...base, repository: 'widgets' })).toBe(false);
   });
 
-  it('keep the SPEC field order and drop columns the API does not show', () => {
+  it("keep the envelope's field order and drop columns the API does not show", () => {
     const parsed = eventSchema.parse({ ...base, repository_id: '12' });
     expect(Object.keys(parsed)).toEqual([
       'id',

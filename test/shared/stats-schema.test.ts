@@ -31,7 +31,7 @@ function groups(stats: unknown, groupKeys: Record<string, unknown> = keys) {
 
 const outcomeCounts = Object.fromEntries(CHECK_OUTCOMES.map((k) => [k, 0])) as CheckOutcomeCounts;
 
-/** One valid body per endpoint, exactly per API-CONTRACT.md. */
+/** One valid body per endpoint, exactly as docs/api.md ("Statistics") describes it. */
 const validBodies: Record<StatsEndpoint, unknown> = {
   time_to_merge: [
     {

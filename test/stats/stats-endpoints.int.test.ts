@@ -357,7 +357,8 @@ describe('422s', () => {
     'running_speculative_checks?end_at=2026-11-01T00:00:00',
     'time_to_merge?at=tomorrow',
     'time_to_merge?branch=',
-    // Dates PostgreSQL cannot store, or whose window or buckets would reach them (were 500s).
+    // Dates PostgreSQL cannot store, or whose window or buckets would reach them: a 422, not a
+    // database error.
     'queues_entered_count?end_at=0001-01-01T12:00:00Z',
     'queue_size?start_at=1969-12-31T23:59:59Z&end_at=2026-11-01T00:00:00Z',
     'batch_size?end_at=9999-12-31T23:59:59-23:59',

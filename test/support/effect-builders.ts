@@ -10,7 +10,7 @@ import type {
   UpdatePrInPlace,
 } from '../../app/queue/effects.ts';
 
-/** Effects as the engine builds them, with only what a test changes given (G10). */
+/** Effects as the engine builds them, with only what a test changes given. */
 
 export function prepareTestBranch(overrides: Partial<PrepareTestBranch> = {}): PrepareTestBranch {
   return {

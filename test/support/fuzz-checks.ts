@@ -3,7 +3,7 @@ import type { FuzzCase } from './fuzz-case.ts';
 import type { WireAnswer, WireRequest } from './fuzz-http.ts';
 import { describeText } from './fuzz-values.ts';
 
-/** What the contract (README, "Errors") promises of every answer, whatever was sent. */
+/** What the API (docs/api.md, "Errors") promises of every answer, whatever was sent. */
 export type ProblemKind =
   | 'no answer in time'
   | 'no answer'

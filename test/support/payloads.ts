@@ -13,8 +13,8 @@ import type { RepositoryEvent } from '../../app/github/webhooks/repository.ts';
 import type { StatusEvent } from '../../app/github/webhooks/status.ts';
 
 /*
- * Webhook payloads for tests (STYLE.md G10): GitHub's own example payload for the event and
- * action (@octokit/webhooks-examples), with typed overrides of only the fields a test reads.
+ * Webhook payloads for tests: GitHub's own example payload for the event and action
+ * (@octokit/webhooks-examples), with typed overrides of only the fields a test reads.
  * Every other field stays as GitHub sends it.
  */
 

@@ -125,7 +125,7 @@ export interface TrainyardOptions {
 }
 
 /**
- * STYLE.md G8's tester: the real app (HTTP server, webhook inbox, Probot handlers, engine,
+ * The end-to-end tester: the real app (HTTP server, webhook inbox, Probot handlers, engine,
  * outbox, scheduler) on PGlite or PostgreSQL, talking over loopback HTTP to the sandbox code
  * host, which delivers signed webhooks to the real endpoint and runs simulated CI on a virtual
  * clock. Nothing of ours is stubbed.

@@ -8,7 +8,7 @@ import type { KeyCache } from './key-cache.ts';
 
 export type Need = 'read' | 'write';
 
-/** Who is acting, as events name it (SPEC.md's Actor). */
+/** Who is acting, as events name it (`actorSchema` in shared/). */
 export interface Actor {
   type: 'application' | 'user';
   id: string | number;

@@ -14,7 +14,7 @@ import type { ZodApp } from '../zod-app.ts';
 
 const toBody = (p: PauseRecord) => ({ reason: p.reason, paused_at: p.pausedAt.toISOString() });
 
-/** `trigger` of pause events: who did it, in words (API-CONTRACT.md). */
+/** `trigger` of pause events: who did it, in words (docs/api.md, "Authentication and authorization"). */
 function describeActor(verb: string, actor: Actor): string {
   return actor.type === 'application'
     ? `API: ${verb} by key "${actor.name}"`
@@ -23,7 +23,7 @@ function describeActor(verb: string, actor: Actor): string {
 
 const notPaused = () => notFound('the merge queue of this repository is not paused');
 
-// The shell's ids (STYLE.md G4): the engine draws them when the pause cancels batches.
+// The shell's ids: the engine draws from them when the pause cancels batches (it makes none itself).
 const ids: IdSource = { uuid: randomUUID };
 
 export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {

@@ -31,7 +31,7 @@ const summaries: Record<(typeof statsEndpoints)[number], string> = {
   queues_pr_exit_reasons: 'Queue-session exits by reason by interval',
 };
 
-/** `GET /stats/<endpoint>` for the 15 statistics: parse → one stats read → the contract's body. */
+/** `GET /stats/<endpoint>` for the 15 statistics: parse → one stats read → the documented body. */
 export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
   for (const endpoint of statsEndpoints) {
     const schema = {
@@ -43,8 +43,8 @@ export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
     };
     // Figures are sent as built, without re-validating them against the response schema: the
     // loaders are typed by it, the tests check every answer against the OpenAPI document, and
-    // validating the larger answers (300 KiB, 6,000 buckets over 90 days) cost 10–20 ms a
-    // request (bench:stats), as it did for the log's pages.
+    // validating the larger answers (thousands of buckets) would cost more than building them
+    // (docs/decisions/0002-api-responses-are-not-validated-again.md).
     const config = {
       serializerCompiler: (route: { httpStatus?: string | undefined }) =>
         route.httpStatus === '200'

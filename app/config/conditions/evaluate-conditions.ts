@@ -4,7 +4,7 @@ import { type AttributeContext, evaluateAttribute } from './evaluate-attribute.t
 import type { PullRequestFacts } from './pull-request-facts.ts';
 import { type Instant, nextScheduleChange, type ScheduleEvaluation, toEpochMs } from './schedule.ts';
 
-/** SPEC "Condition evaluation (QueueConditionEvaluationResult_Serialized)". */
+/** A condition's evaluation as events carry it (`conditionEvaluationSchema` in shared/). */
 export interface EvaluationTree {
   match: boolean;
   label: string;

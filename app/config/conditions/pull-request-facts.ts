@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkStateSchema } from '../../../shared/schemas/event-parts.schema.ts';
 
-// Check states are the event log's (SPEC: "Queue check state"), defined once in shared/.
+// Check states are the event log's, defined once in shared/.
 export { checkStateSchema };
 export type CheckState = z.infer<typeof checkStateSchema>;
 

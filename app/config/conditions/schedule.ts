@@ -95,7 +95,7 @@ export function nextScheduleChange(schedule: Schedule, instant: Instant): number
   return null;
 }
 
-/** The `schedule` object of a schedule condition's evaluation (SPEC leaves its shape to us). */
+/** The `schedule` object of a schedule condition's evaluation (a shape of our own: docs/api.md). */
 export interface ScheduleEvaluation {
   timezone: string;
   days: string[];

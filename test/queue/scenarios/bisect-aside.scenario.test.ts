@@ -148,8 +148,8 @@ describe('bisect aside', () => {
     expect(merged(s)).toEqual([3, 4, 2]);
   });
 
-  // Found by the invariants property (seed 1305371370): #1 was cleared as its batch's passing
-  // prefix became the head, and was re-ordered behind #3, which it holds in that very batch.
+  // #1 is cleared as its batch's passing prefix becomes the head; re-ordering it behind #3, which
+  // it holds in that very batch, would break the queue order.
   it('a suspect whose passing prefix stays in line keeps its place in the queue order', () => {
     const s = scenario({
       queue_rules: [{ name: 'default', batch_size: 3, batch_max_wait_time: '1m' }],

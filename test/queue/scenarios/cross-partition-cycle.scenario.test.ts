@@ -7,7 +7,7 @@ import { scenario } from '../support/scenario.ts';
  * rule (findBehindElsewhere) does not apply, yet three lanes can wait on each other in a ring:
  * each lane's passed head needs a pull request that waits behind another lane's head. The lane
  * whose order goes against the queue order is rebuilt (app/queue/cross-partition.ts,
- * planBreakWaitCycles). Found in the monorepo benchmark (seed 3), where it stalled every lane.
+ * planBreakWaitCycles); left alone, such a ring stalls every lane in it.
  */
 
 const hotfix = [{ id: 3, name: 'hotfix', color: 'ff0000', default: false }];

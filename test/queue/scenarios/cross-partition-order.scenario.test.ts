@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { randomOracle, run } from '../support/random-run.ts';
 
 describe('pull requests in several partitions', () => {
-  // Found by the liveness property (seed -207001258): #3 waited for #1 (conflict) in one lane, #6
-  // overtook it there but not in the other lane, and the two lanes waited for each other forever.
+  // #3 waits for #1 (conflict) in one lane: if #6 overtook it there but not in the other lane, the
+  // two lanes would wait for each other forever.
   it('keep one order in every partition they share, so a held PR is not overtaken and nothing deadlocks', () => {
     const s = run(
       {
@@ -40,8 +40,8 @@ describe('pull requests in several partitions', () => {
     expect(merged.indexOf(3)).toBeLessThan(merged.indexOf(6));
   });
 
-  // Found by the liveness property (seed -434973446): #9 was held for a conflict with #3; #3 timed
-  // out and was queued again behind #9, so the hold pointed at a PR behind it and both waited.
+  // #9 is held for a conflict with #3; #3 times out and is queued again behind #9. A hold still
+  // pointing at a PR behind it would leave both waiting.
   it('a PR held for a conflict stops waiting when that PR leaves and is queued again behind it', () => {
     const s = run(
       {

@@ -4,11 +4,11 @@ import { checkEmbarkOrder } from '../support/invariants.ts';
 import { scenario } from '../support/scenario.ts';
 
 /*
- * Found by the invariants property (seed 1096696971): a freeze holding #6 (web and api) let #1
- * overtake it in api and #3 in web. When the freeze ended nothing was rebuilt, so #3 stayed in
- * line before #6 in web, and api then embarked #3 before #6 too (two pull requests in the same
- * partitions keep one order in both, app/queue/cross-partition.ts): invariant 4 broken. The end
- * of the freeze rebuilds the batches that overtook #6, so it gets its place back in both lanes.
+ * A freeze holding #6 (web and api) lets #1 overtake it in api and #3 in web. If nothing were
+ * rebuilt when the freeze ends, #3 would stay in line before #6 in web, and api would then embark
+ * #3 before #6 too (two pull requests in the same partitions keep one order in both,
+ * app/queue/cross-partition.ts), breaking invariant 4. The end of the freeze rebuilds the
+ * batches that overtook #6, so it gets its place back in both lanes.
  */
 
 const frozen = [{ id: 3, name: 'frozen', color: '0000ff', default: false }];

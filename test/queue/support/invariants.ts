@@ -8,8 +8,9 @@ import type { NewEvent, NewEventOf } from '../../../shared/schemas/event.schema.
 import type { StepRecord } from './scenario.ts';
 
 /*
- * The eight invariants of QUEUE-SEMANTICS.md, checked on a recorded run. Each returns the list
- * of violations as sentences (empty: the invariant holds), so a failing property prints why.
+ * The eight invariants of docs/queue-semantics.md ("Invariants"), checked on a recorded run.
+ * Each returns the list of violations as sentences (empty: the invariant holds), so a failing
+ * property prints why.
  */
 
 type Verdicts = ReadonlyMap<string, 'success' | 'failure'>;

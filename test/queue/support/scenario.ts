@@ -16,8 +16,8 @@ import { mergeQueueStatusSchema } from '../../../shared/schemas/merge-queue.sche
 import { renderEffect, renderEvent, renderInput, renderOffset } from './timeline.ts';
 
 /*
- * The engine's scenario language (STYLE.md G7): given a configuration, inputs at virtual times
- * ⇒ effects, events, status. A fake shell answers the engine's effects the way the real one
+ * The engine's scenario language: given a configuration, inputs at virtual times ⇒ effects,
+ * events, status. A fake shell answers the engine's effects the way the real one
  * would (test branches, merges, wake-ups) and a CI oracle decides each tested commit's result
  * from the pull requests it contains. Every event is validated against newEventSchema and every
  * state against the state schema, automatically.

@@ -7,8 +7,8 @@ import {
 
 /*
  * A reference implementation of the statistics, in plain TypeScript over the event list (in
- * append order), written from API-CONTRACT.md and the decisions in README "Statistics"
- * without the projections or SQL. Test-only: the property test compares it with the server.
+ * append order), written from docs/api.md ("Statistics") without the projections or SQL.
+ * Test-only: the property test compares it with the server.
  */
 
 export interface RefFilters {

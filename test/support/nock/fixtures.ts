@@ -1,6 +1,6 @@
 import type { components } from '@octokit/openapi-types';
 
-/** Only the fields a test depends on, each named and typed as GitHub's REST schema has it (G10). */
+/** Only the fields a test depends on, each named and typed as GitHub's REST schema has it. */
 export type DeepPartial<T> = T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 
 type Schemas = components['schemas'];

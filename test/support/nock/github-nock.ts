@@ -27,9 +27,9 @@ export interface ErrorReply {
 }
 
 /**
- * The GitHub of one test, answered by nock (STYLE.md G9): every interceptor hangs on a scope
- * made here, so one `isDone()` covers them all, and every request that reached GitHub is
- * recorded with its body for a snapshot.
+ * The GitHub of one test, answered by nock: every interceptor hangs on a scope made here, so one
+ * `isDone()` covers them all, and every request that reached GitHub is recorded with its body
+ * for a snapshot.
  */
 export class GithubNock {
   readonly requests: RecordedRequest[] = [];
