@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeBlocks } from '../support/event-loop-watch.ts';
 import type { FuzzCase, FuzzContext } from '../support/fuzz-case.ts';
 import { checkAnswer, describeCase } from '../support/fuzz-checks.ts';
 import { answersNormally, buildFuzzContext } from '../support/fuzz-context.ts';
@@ -18,7 +19,7 @@ import { tamperedCursorCaseArb } from '../support/fuzz-cursors.ts';
 import { sendRequest } from '../support/fuzz-http.ts';
 import { malformedCaseArb } from '../support/fuzz-malformed.ts';
 import { extremePeriodCaseArb, fuzzCaseArb } from '../support/fuzz-requests.ts';
-import { describeBlocks, FuzzServer } from '../support/fuzz-server.ts';
+import { FuzzServer } from '../support/fuzz-server.ts';
 import { FuzzTally } from '../support/fuzz-tally.ts';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20_261_101);

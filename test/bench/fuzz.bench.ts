@@ -11,7 +11,8 @@
  * Prints the requests sent, the count per status, the problems by kind with replayable
  * examples, max/p99 latency, the server's event-loop max delay (monitorEventLoopDelay in the
  * server process), its RSS peak and growth. Exits 1 when a target is missed: no 5xx, every 4xx
- * with a JSON detail and an X-Request-Id, the event loop never blocked over 100 ms, and every
+ * with a JSON detail and an X-Request-Id, the event loop never blocked over 100 ms by the server's
+ * own work (its CPU time over the block, so that other processes' load is not counted), and every
  * other check of the test (an answer within the bound, no stack trace or SQL, valid requests
  * not refused). A server that stops answering is restarted (at most FUZZ_BENCH_MAX_RESTARTS).
  *
@@ -21,12 +22,13 @@
  * FUZZ_BENCH_QUEUED (queued pull requests in the engine state, 200), FUZZ_BENCH_MAX_RESTARTS (5).
  */
 import fc from 'fast-check';
+import { describeBlocks } from '../support/event-loop-watch.ts';
 import type { FuzzCase, FuzzContext } from '../support/fuzz-case.ts';
 import { checkAnswer, describeCase } from '../support/fuzz-checks.ts';
 import { answersNormally, buildFuzzContext } from '../support/fuzz-context.ts';
 import { sendRequest } from '../support/fuzz-http.ts';
 import { anyCaseArb } from '../support/fuzz-requests.ts';
-import { describeBlocks, FuzzServer, type ServerFigures } from '../support/fuzz-server.ts';
+import { FuzzServer, type ServerFigures } from '../support/fuzz-server.ts';
 import { FuzzTally } from '../support/fuzz-tally.ts';
 import { envInt } from './support/env-int.ts';
 
@@ -84,6 +86,7 @@ function combine(all: ServerFigures[]) {
       .sort((a, b) => b.lagMs - a.lagMs)
       .slice(0, 5),
     eventLoopMaxMs: Math.max(0, ...all.map((f) => f.eventLoopMaxMs)),
+    ownBlockMaxMs: Math.max(0, ...all.map((f) => f.ownBlockMaxMs)),
     longestSilenceMs: Math.max(0, ...all.map((f) => f.longestSilenceMs)),
     rssPeak: Math.max(0, ...all.map((f) => f.rssPeak)),
     rssGrowth: Math.max(0, ...all.map((f) => f.rssPeak - f.rssBaseline)),
@@ -161,7 +164,9 @@ async function main() {
   const f = combine(figures);
   const count4xx = [...tally.statuses].filter(([s]) => /^4\d\d$/.test(s)).reduce((n, [, c]) => n + c, 0);
   const count5xx = [...tally.statuses].filter(([s]) => /^5\d\d$/.test(s)).reduce((n, [, c]) => n + c, 0);
-  const blockedMs = Math.max(f.eventLoopMaxMs, restarts > 0 ? f.longestSilenceMs : 0);
+  // Judged on what the server's own CPU time can account for: a block while the machine's other
+  // processes held both cores is not a request's doing (test/support/event-loop-watch.ts).
+  const blockedMs = Math.max(f.ownBlockMaxMs, restarts > 0 ? f.longestSilenceMs : 0);
   console.log(`\n## bench:fuzz on ${backend}`);
   console.log(
     `requests: ${tally.total.toLocaleString('en')} in ${seconds.toFixed(1)} s (${(tally.total / seconds).toFixed(0)}/s), concurrency ${config.concurrency}, seed ${config.seed}`,
@@ -174,11 +179,13 @@ async function main() {
     `latency: p50 ${tally.latency(50).toFixed(1)} ms, p99 ${tally.latency(99).toFixed(1)} ms, max ${tally.latency(100).toFixed(1)} ms`,
   );
   console.log(
-    `server event loop: max delay ${f.eventLoopMaxMs.toFixed(1)} ms; longest heartbeat silence ${f.longestSilenceMs.toFixed(0)} ms; restarts ${restarts}`,
+    `server event loop: max delay ${f.eventLoopMaxMs.toFixed(1)} ms, of which its own CPU at most ${f.ownBlockMaxMs.toFixed(1)} ms; longest heartbeat silence ${f.longestSilenceMs.toFixed(0)} ms; restarts ${restarts}`,
   );
   console.log(`server RSS: peak ${mb(f.rssPeak)}, max growth ${mb(f.rssGrowth)} over the run`);
   if (f.blocks.length > 0)
-    console.log(`longest blocks (the machine's other load counts too):\n${describeBlocks(f.blocks)}`);
+    console.log(
+      `longest blocks in wall time (CPU well under the lag: the machine's other load):\n${describeBlocks(f.blocks)}`,
+    );
   if (tally.problems.size > 0) console.log(`\n${tally.problemReport()}`);
 
   const missed = [
@@ -188,7 +195,7 @@ async function main() {
     tally.count('4xx without X-Request-Id') > 0 &&
       `${tally.count('4xx without X-Request-Id')} 4xx lacked X-Request-Id`,
     blockedMs > target.eventLoopMaxMs &&
-      `the event loop was blocked ${blockedMs.toFixed(0)} ms (target ≤ ${target.eventLoopMaxMs} ms)`,
+      `the server blocked its event loop for ${blockedMs.toFixed(0)} ms of its own CPU time (target ≤ ${target.eventLoopMaxMs} ms)`,
     ...[...tally.problems.keys()]
       .filter((k) => !['5xx', '4xx without a JSON detail', '4xx without X-Request-Id'].includes(k))
       .map((k) => `${tally.count(k)} × ${k}`),

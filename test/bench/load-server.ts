@@ -6,12 +6,12 @@
  * processing them is bench:webhooks' subject, and would need a GitHub.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createGithubApp } from '../../app/github/github-app.ts';
 import { openStore } from '../../app/store/database.ts';
+import { EventLoopWatch, type LoopBlock } from '../support/event-loop-watch.ts';
 
 export interface LoadServerOptions {
   databaseUrl: string;
@@ -24,7 +24,17 @@ export interface LoadServerOptions {
 
 export type LoadServerMessage =
   | { type: 'ready'; url: string }
-  | { type: 'figures'; eventLoopMaxMs: number; eventLoopP99Ms: number; rss: number; rssPeak: number };
+  | {
+      type: 'figures';
+      eventLoopMaxMs: number;
+      eventLoopP99Ms: number;
+      /** The longest block the server's own CPU time can account for (test/support/event-loop-watch.ts). */
+      ownBlockMaxMs: number;
+      /** The longest blocks in wall time, with the requests in flight then. */
+      blocks: LoopBlock[];
+      rss: number;
+      rssPeak: number;
+    };
 
 const options = JSON.parse(process.env['LOAD_SERVER_OPTIONS'] ?? '{}') as LoadServerOptions;
 const send = (message: LoadServerMessage) => process.send?.(message);
@@ -59,27 +69,42 @@ await createGithubApp({
 });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 
-const delay = monitorEventLoopDelay({ resolution: 10 });
-delay.enable();
+const inFlight = new Set<string>();
+app.server.on(
+  'request',
+  (req: { method?: string; url?: string }, res: { once(e: 'close', f: () => void): void }) => {
+    const label = `${req.method} ${(req.url ?? '').slice(0, 120)}`;
+    inFlight.add(label);
+    res.once('close', () => inFlight.delete(label));
+  },
+);
+const loop = new EventLoopWatch(100, () => [...inFlight].slice(0, 4));
+let blocks: LoopBlock[] = [];
 let rssPeak = 0;
 const sampler = setInterval(() => {
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+  blocks = [...blocks, ...loop.takeBlocks()].sort((a, b) => b.lagMs - a.lagMs).slice(0, 5);
 }, 100);
 
 process.on('message', async (message: { type: string }) => {
   if (message.type === 'reset') {
-    delay.reset();
+    loop.reset();
+    loop.takeBlocks();
+    blocks = [];
     rssPeak = process.memoryUsage.rss();
   } else if (message.type === 'figures') {
     send({
       type: 'figures',
-      eventLoopMaxMs: delay.max / 1e6,
-      eventLoopP99Ms: delay.percentile(99) / 1e6,
+      eventLoopMaxMs: loop.figures().maxDelayMs,
+      eventLoopP99Ms: loop.figures().p99DelayMs,
+      ownBlockMaxMs: loop.figures().maxOwnBlockMs,
+      blocks,
       rss: process.memoryUsage.rss(),
       rssPeak,
     });
   } else if (message.type === 'stop') {
     clearInterval(sampler);
+    loop.stop();
     await app.close();
     await store.close();
     process.exit(0);

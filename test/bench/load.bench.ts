@@ -7,7 +7,8 @@
  *   LOAD_BENCH_SECONDS=5 LOAD_BENCH_EVENTS=10000 npm run bench:load      # a quick run
  *
  * The server runs in a process of its own (test/bench/load-server.ts) and measures its event
- * loop's delay (monitorEventLoopDelay) and RSS; autocannon drives it from this one, one
+ * loop's delay (monitorEventLoopDelay, and how much of the longest block its own CPU time can
+ * account for: test/support/event-loop-watch.ts) and RSS; autocannon drives it from this one, one
  * instance per route so each route gets its own latency figures. Phases: a warm-up (not
  * reported), the reads alone, then the reads with the webhooks. The history is bench:logs'
  * generated one (test/bench/support/generate-events.ts, cached in .bench-data/), imported into
@@ -27,6 +28,7 @@ import pg from 'pg';
 import { webhookPath } from '../../app/github/webhook-endpoint.ts';
 import { openStore } from '../../app/store/database.ts';
 import { statsEndpoints } from '../../shared/schemas/stats-query.schema.ts';
+import { describeBlocks } from '../support/event-loop-watch.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
 import { issueCommentEvent } from '../support/payloads.ts';
 import { type LoadHistory, seedLoadHistory } from './load-history.ts';
@@ -211,8 +213,9 @@ async function runPhase(server: Server, name: string, routes: Route[], seconds: 
     if (r.non2xx > 0) console.log(`  ${routes[i]!.name}: statuses ${JSON.stringify(r.statusCodeStats)}`);
   }
   console.log(
-    `server: event loop max delay ${f.eventLoopMaxMs.toFixed(1)} ms (p99 ${f.eventLoopP99Ms.toFixed(1)} ms); RSS ${mb(f.rss)} at the end, peak ${mb(f.rssPeak)}`,
+    `server: event loop max delay ${f.eventLoopMaxMs.toFixed(1)} ms (p99 ${f.eventLoopP99Ms.toFixed(1)} ms), of which its own CPU at most ${f.ownBlockMaxMs.toFixed(1)} ms; RSS ${mb(f.rss)} at the end, peak ${mb(f.rssPeak)}`,
   );
+  if (f.blocks.length > 0) console.log(`longest blocks in wall time:\n${describeBlocks(f.blocks)}`);
 }
 
 async function main() {

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { LoopBlock } from './event-loop-watch.ts';
 import type { FuzzFixtures, FuzzSeedOptions } from './fuzz-seed.ts';
 
 export interface FuzzServerOptions extends FuzzSeedOptions {
@@ -12,17 +13,12 @@ export interface FuzzServerOptions extends FuzzSeedOptions {
 /** A blocked event loop longer than this is reported with the requests then in flight. */
 export const BLOCK_REPORT_MS = 100;
 
-export interface Block {
-  lagMs: number;
-  /** Of which garbage collection. */
-  gcMs: number;
-  /** Method and target of the requests in flight then (a few). */
-  inFlight: string[];
-}
+/** A block of the server's event loop; `during` holds the requests in flight then (a few). */
+export type Block = LoopBlock;
 
 export type FuzzServerMessage =
   | { type: 'ready'; url: string; fixtures: FuzzFixtures; schema: string | null }
-  | { type: 'beat'; rss: number; eventLoopMaxMs: number; blocks: Block[] };
+  | { type: 'beat'; rss: number; eventLoopMaxMs: number; ownBlockMaxMs: number; blocks: Block[] };
 
 const KEPT_BLOCKS = 5;
 
@@ -36,6 +32,8 @@ process.once('exit', () => {
 export interface ServerFigures {
   /** monitorEventLoopDelay's max in the server process. */
   eventLoopMaxMs: number;
+  /** The longest block the server itself can have caused (its CPU time then): see event-loop-watch.ts. */
+  ownBlockMaxMs: number;
   /** Longest silence between two heartbeats (100 ms apart): a stall the process never recovered from shows here. */
   longestSilenceMs: number;
   rssBaseline: number;
@@ -65,7 +63,14 @@ export class FuzzServer {
   ) {}
 
   private static noFigures(): ServerFigures {
-    return { eventLoopMaxMs: 0, longestSilenceMs: 0, rssBaseline: 0, rssPeak: 0, blocks: [] };
+    return {
+      eventLoopMaxMs: 0,
+      ownBlockMaxMs: 0,
+      longestSilenceMs: 0,
+      rssBaseline: 0,
+      rssPeak: 0,
+      blocks: [],
+    };
   }
 
   static async start(options: FuzzServerOptions, readyTimeoutMs = 120_000): Promise<FuzzServer> {
@@ -114,6 +119,7 @@ export class FuzzServer {
       this.figures.longestSilenceMs = Math.max(this.figures.longestSilenceMs, now - this.lastBeat);
       this.lastBeat = now;
       this.figures.eventLoopMaxMs = Math.max(this.figures.eventLoopMaxMs, m.eventLoopMaxMs);
+      this.figures.ownBlockMaxMs = Math.max(this.figures.ownBlockMaxMs, m.ownBlockMaxMs);
       if (this.figures.rssBaseline === 0) this.figures.rssBaseline = m.rss;
       this.figures.rssPeak = Math.max(this.figures.rssPeak, m.rss);
       if (m.blocks.length > 0) {
@@ -185,14 +191,4 @@ export class FuzzServer {
     await admin.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`).catch(() => undefined);
     await admin.end();
   }
-}
-
-/** The blocks of a run as report lines. */
-export function describeBlocks(blocks: readonly Block[]): string {
-  return blocks
-    .map(
-      (b) =>
-        `  blocked ${b.lagMs.toFixed(0)} ms (GC ${b.gcMs.toFixed(0)} ms) while serving: ${b.inFlight.join(' | ') || '(no request)'}`,
-    )
-    .join('\n');
 }
