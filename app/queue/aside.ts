@@ -1,5 +1,6 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { repeatUntilDone } from './repeat.ts';
 import { summarizeSessions } from './sessions-summary.ts';
 import type { Batch, Lane, QueueState, Session } from './state.ts';
 import { abortEnding, computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -119,15 +120,19 @@ export function abortBuiltOnFailed(t: Transition): void {
   if (!t.state.config.merge_queue.bisect_aside) return;
   abortSuspectsElsewhere(t);
   for (const initial of t.state.lanes) {
-    for (let guard = 0; guard < 256; guard++) {
+    // Each pass aborts the lane from a batch it holds: the lane shrinks by one batch or more, so
+    // at most one pass per batch, plus the one that finds none.
+    const limit = currentLane(t, initial).batches.length + 1;
+    repeatUntilDone('abortBuiltOnFailed: batches built on a failed batch aside', limit, () => {
       const lane = currentLane(t, initial);
       const failed = lane.batches.filter((b) => isAside(t.state.config, b) && isFailedTrial(b));
       const index = lane.batches.findIndex((b) => failed.some((f) => b.parentIds.includes(f.id)));
-      if (index < 0) break;
+      if (index < 0) return false;
       const culprit = failed.find((f) => lane.batches[index]!.parentIds.includes(f.id))!;
       const why = { code: 'BATCH_AHEAD_FAILED' as const, reason: `${culprit.name}, ahead, failed` };
       abortBatchesFrom(t, { lane, index, first: why, behind: why });
-    }
+      return true;
+    });
   }
 }
 

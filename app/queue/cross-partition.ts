@@ -1,6 +1,7 @@
 import { abortBatchesFrom } from './abort.ts';
 import { findMergeHead, isAside } from './aside.ts';
 import { computeComparator, laneKey } from './ordering.ts';
+import { repeatUntilDone } from './repeat.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { findLane, findSession, lanesOf, type Transition } from './transition.ts';
 
@@ -133,21 +134,26 @@ export function findWaitCycle(state: QueueState): WaitEdge[] | null {
 export function planBreakWaitCycles(t: Transition): void {
   if (!Object.values(t.state.sessions).some((s) => s.partitions.length > 1)) return;
   const compare = computeComparator(t.state.config);
-  for (let guard = 0; guard < t.state.lanes.length; guard++) {
+  // Each pass that breaks a cycle aborts a lane from its merge head, which leaves only batches
+  // aside in it: that lane has no head, so no wait, for the rest of the loop, and a cycle needs
+  // two lanes. At most one pass per lane, plus the one that finds no cycle.
+  const limit = t.state.lanes.length + 1;
+  repeatUntilDone('planBreakWaitCycles: cycles of lanes waiting on each other', limit, () => {
     const cycle = findWaitCycle(t.state);
-    if (cycle === null) return;
+    if (cycle === null) return false;
     const edge = cycle.find((e) => {
       const waiting = findSession(t.state, e.number);
       const front = findSession(t.state, e.front);
       return waiting !== undefined && front !== undefined && compare(waiting, front) < 0;
     });
-    if (edge === undefined) return;
+    if (edge === undefined) return false;
     const lane = edge.to;
     const index = lane.batches.findIndex((b) => b.numbers.includes(edge.front));
     const batch = lane.batches[index];
-    if (batch === undefined || (batch.phase === 'merging' && batch.inFlight.length > 0)) return;
+    if (batch === undefined || (batch.phase === 'merging' && batch.inFlight.length > 0)) return false;
     const reason = `${lane.partition} and ${edge.from.partition} waited on each other: #${edge.number} goes before #${edge.front}`;
     const why = { code: 'PR_DEQUEUED_FROM_PARTITION' as const, reason };
     abortBatchesFrom(t, { lane, index, first: why, behind: why });
-  }
+    return true;
+  });
 }

@@ -5,6 +5,7 @@ import { findBehindElsewhere } from './cross-partition.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
 import { computeTestBranch } from './ids.ts';
 import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.ts';
+import { repeatUntilDone } from './repeat.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
 
@@ -55,10 +56,13 @@ export function planEmbarkAll(t: Transition): void {
   for (const lane of t.state.lanes) startWaitingSubBatches(t, lane);
   for (const key of [...orderSessionsByLane(t.state).keys()].sort()) {
     const [base, partition] = key.split(KEY_SEPARATOR) as [string, string];
-    for (let guard = 0; guard < 128; guard++) {
+    // Each embarked batch is a running check in line, and none embarks once max_parallel_checks
+    // of them run (planNextBatch): at most that many embarks, plus the pass that embarks nothing.
+    const limit = t.state.config.merge_queue.max_parallel_checks + 1;
+    repeatUntilDone('planEmbarkAll: batches of a lane', limit, () => {
       const lane = findLane(t.state, base, partition) ?? { base, partition, batches: [] };
-      if (decideEmbark(t, lane) !== 'embarked') break;
-    }
+      return decideEmbark(t, lane) === 'embarked';
+    });
   }
 }
 

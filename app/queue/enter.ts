@@ -58,8 +58,15 @@ function collectUnmet(tree: EvaluationTree): string[] {
   return tree.subconditions.flatMap(collectUnmet);
 }
 
-/** Opens a session: priority from the first matching priority rule, partitions from partition rules. */
+/** Opens a session and emits its enter event. */
 export function enterQueue(t: Transition, pr: PullRequestSnapshot, rule: QueueRule): Session {
+  const session = openSession(t, pr, rule);
+  emit(t, enterEvent(t, session));
+  return session;
+}
+
+/** A new session, not yet announced: priority from the first matching priority rule, partitions from partition rules. */
+function openSession(t: Transition, pr: PullRequestSnapshot, rule: QueueRule): Session {
   const facts = computeFacts(pr);
   const priority = decidePriority(t.state.config, facts, t.now);
   const seq = t.state.counters.session + 1;
@@ -77,7 +84,6 @@ export function enterQueue(t: Transition, pr: PullRequestSnapshot, rule: QueueRu
     waitingForAhead: null,
   };
   putSession(t, session);
-  emit(t, enterEvent(t, session));
   return session;
 }
 
@@ -139,11 +145,10 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
     reply(t, input, `Not queued. ${decision.kind === 'refused' ? decision.reason : ''}`, '-1');
     return null;
   }
-  // The session id is drawn first so that command.queue can name it, then enter follows.
-  const session = enterQueue(t, pr, decision.rule);
-  const enter = t.events.pop()!;
+  // The session is opened first so that command.queue can name it; its enter event follows.
+  const session = openSession(t, pr, decision.rule);
   emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: session.sessionId }));
-  emit(t, enter);
+  emit(t, enterEvent(t, session));
   react(t, input, '+1');
   return session;
 }

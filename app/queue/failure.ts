@@ -4,6 +4,7 @@ import { startBisection } from './bisection.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { leaveQueue } from './leave.ts';
 import { toCheck } from './queue-events.ts';
+import { repeatUntilDone } from './repeat.ts';
 import { decideRetry, retryBatch } from './retries.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -22,12 +23,15 @@ export function planFailures(t: Transition): void {
   abortBuiltOnFailed(t);
   for (const initial of t.state.lanes) {
     const judged = new Set<string>();
-    for (let guard = 0; guard < 256; guard++) {
+    // Each pass judges a failed batch of the lane not judged before, and judging adds no failed
+    // batch (a retry keeps its id): at most one pass per batch, plus the one that finds none.
+    const limit = currentLane(t, initial).batches.length + 1;
+    repeatUntilDone('planFailures: failed batches of a lane', limit, () => {
       const lane = currentLane(t, initial);
       const index = lane.batches.findIndex(
         (b) => b.phase === 'trial' && b.trial.phase === 'failed' && !judged.has(b.id),
       );
-      if (index < 0) break;
+      if (index < 0) return false;
       const batch = lane.batches[index]!;
       judged.add(batch.id);
       const ahead = lane.batches.slice(0, index).filter((b) => batch.parentIds.includes(b.id));
@@ -35,8 +39,8 @@ export function planFailures(t: Transition): void {
         (b) => b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed'),
       );
       const outcome = ready ? decideFailure(t, lane, index) : 'held';
-      if (outcome === 'held' && !isAside(t.state.config, batch)) break;
-    }
+      return outcome !== 'held' || isAside(t.state.config, batch);
+    });
   }
   // A retried batch that passed after being overtaken cannot merge: its pull requests wait again.
   returnOvertaken(t);

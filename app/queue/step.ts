@@ -122,22 +122,94 @@ function applyInput(t: Transition, input: QueueInput): void {
   }
 }
 
-/** What follows from any input, in dependency order. */
+/** One step of what follows from an input; `why` says why it runs where it does in SETTLE. */
+interface SettlePhase {
+  name: string;
+  why: string;
+  run: (t: Transition) => void;
+}
+
+/**
+ * What follows from any input, in this order: each phase reads what the phases before it left.
+ * Facts first (what the input and the clock make true), then judgements (failures, bisections),
+ * then moves (merges, new batches), then what only reports (held time, gauges, check runs, the
+ * next wake-up).
+ */
+const SETTLE: readonly SettlePhase[] = [
+  {
+    name: 'release conflict waits',
+    why: 'the input may have removed pull requests that others wait for; every later phase sees them free',
+    run: releaseConflictWaits,
+  },
+  {
+    name: 'time out checks',
+    why: 'a run past checks_timeout has failed as of now, before failures are judged',
+    run: planTimeouts,
+  },
+  {
+    name: 'retry test branch preparations',
+    why: 'like timeouts, a back-off over by now: the request goes out before this step judges (and may abort) its batch',
+    run: planPreparationRetries,
+  },
+  {
+    name: 'judge failures',
+    why: 'after the timeouts, so that a batch timed out now is held, retried, bisected or dropped in this step',
+    run: planFailures,
+  },
+  {
+    name: 'progress bisections',
+    why: 'probe answers came with the input or a timeout above; a bisection the pass above started has none yet',
+    run: planBisectionProgress,
+  },
+  {
+    name: 'judge failures again',
+    why: 'the suspects of an ended bisection are cleared (planSuspects), and suspects the first pass flagged are held in their other lanes only by a pass that starts with them flagged',
+    run: planFailures,
+  },
+  {
+    name: 'rebuild for freezes',
+    why: 'failed and bisecting batches are judged first; before merges, so that a passed batch that overtook a pull request a freeze let go is rebuilt, not merged',
+    run: planFreezeRebuild,
+  },
+  {
+    name: 'merge',
+    why: 'on settled lanes: the passing prefix of a resolved bisection, or a batch whose failure was skipped, may now be the passed head',
+    run: planMerges,
+  },
+  {
+    name: 'break wait cycles',
+    why: 'after merges, a passed head that still cannot merge may be waiting in a cycle; the lane is rebuilt before embarking',
+    run: planBreakWaitCycles,
+  },
+  {
+    name: 'embark',
+    why: 'after every phase that frees a slot or sends pull requests back to waiting',
+    run: planEmbarkAll,
+  },
+  {
+    name: 'count held time',
+    why: 'after freeze rebuilds, which find the pull requests a freeze let go by their still-open held period',
+    run: planHeldTime,
+  },
+  {
+    name: 'report gauges',
+    why: 'queue sizes and running checks as this step leaves them (they only report)',
+    run: planGauges,
+  },
+  {
+    name: 'publish check runs',
+    why: 'titles from the lanes and queue order as this step leaves them (they only report)',
+    run: (t) => planCheckRuns(t, orderSessionsByLane(t.state)),
+  },
+  {
+    name: 'ask for a wake-up',
+    why: 'last: the earliest deadline of the state as this step leaves it',
+    run: planWakeUp,
+  },
+];
+
 function settle(t: Transition): void {
-  releaseConflictWaits(t);
-  planTimeouts(t);
-  planPreparationRetries(t);
-  planFailures(t);
-  planBisectionProgress(t);
-  planFailures(t);
-  planFreezeRebuild(t);
-  planMerges(t);
-  planBreakWaitCycles(t);
-  planEmbarkAll(t);
-  planHeldTime(t);
-  planGauges(t);
-  planCheckRuns(t, orderSessionsByLane(t.state));
-  planWakeUp(t);
+  for (const phase of SETTLE) phase.run(t);
 }
 
 /** CONFLICT_WITH_PULL_AHEAD ends when every pull request it waited for has left. */
