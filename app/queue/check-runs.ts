@@ -1,6 +1,11 @@
 import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
 import { computeBatchEtas } from './eta.ts';
+import {
+  checkedTitles as checkedAgainst,
+  renderedTitles as renderedMemo,
+  laneTitles as titlesMemo,
+} from './memo.ts';
 import { laneKey } from './ordering.ts';
 import { describeQueuePosition } from './position-band.ts';
 import { findKnownAncestor, recordDerived } from './record-history.ts';
@@ -42,20 +47,23 @@ function describeBatch(batch: Batch, number: number): string {
   }
 }
 
-interface LaneEntry {
+export interface LaneEntry {
   title: string;
   position: number;
   batch: Batch | undefined;
 }
 
 /**
- * A session's last rendered title and what it depended on: deep in a lane the title only says
- * "over 100", so most titles are reused as they are (the same string) when the lane changes.
+ * A session's last rendered title and what it depended on (kept in memo.ts): deep in a lane the
+ * title only says "over 100", so most titles are reused as they are (the same string) when the
+ * lane changes.
  */
-const renderedMemo = new WeakMap<
-  Session,
-  { band: string; batch: Batch | undefined; paused: boolean; title: string }
->();
+export interface RenderedTitle {
+  band: string;
+  batch: Batch | undefined;
+  paused: boolean;
+  title: string;
+}
 
 function renderTitle(
   state: QueueState,
@@ -74,15 +82,17 @@ function renderTitle(
   return title;
 }
 
+/** The check run titles of a lane, and what they were made from (kept in memo.ts). */
+export interface LaneTitles {
+  sessions: readonly Session[];
+  paused: boolean;
+  entries: Map<number, LaneEntry>;
+}
+
 /**
  * Titles of the check runs of a lane's pull requests (those whose first partition it is).
  * Memoized on the lane and its ordered sessions: a lane nothing happened to costs nothing.
  */
-const titlesMemo = new WeakMap<
-  Lane,
-  { sessions: readonly Session[]; paused: boolean; entries: Map<number, LaneEntry> }
->();
-
 function computeLaneTitles(
   state: QueueState,
   lane: Lane,
@@ -149,12 +159,12 @@ type Published = QueueState['checkRuns'];
  * costliest part of a step, though a step changes a few titles. So the record planCheckRuns
  * leaves behind remembers the titles it was checked against (all published in it), and the next
  * step compares only the titles that changed since, and the check runs changed since
- * (record-history.ts).
+ * (record-history.ts). What a record was checked against is kept in memo.ts.
  */
-const checkedAgainst = new WeakMap<
-  object,
-  { configErrors: QueueState['configErrors']; lanes: ReadonlyMap<string, ReadonlyMap<number, LaneEntry>> }
->();
+export interface CheckedTitles {
+  configErrors: QueueState['configErrors'];
+  lanes: ReadonlyMap<string, ReadonlyMap<number, LaneEntry>>;
+}
 
 function putPublished(t: Transition, next: Published, keys: readonly string[]): void {
   recordDerived(next, t.state.checkRuns, keys);

@@ -1,6 +1,7 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { orderFrozenLast } from './freeze.ts';
+import { laneOrders as byLaneMemo, latestLaneOrder } from './memo.ts';
 import { findKnownAncestor } from './record-history.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { compareText } from './transition.ts';
@@ -25,7 +26,8 @@ export function computeComparator(config: TrainyardConfig): (a: Session, b: Sess
 
 const SEP = KEY_SEPARATOR;
 
-interface ByLane {
+/** The lanes' order as computed for a sessions record and configuration (kept in memo.ts). */
+export interface LaneOrder {
   sessions: QueueState['sessions'];
   config: TrainyardConfig;
   lanes: Map<string, Session[]>;
@@ -37,16 +39,15 @@ interface ByLane {
  * sessions updates the previous answer (binary insertion) instead of sorting everything again,
  * and lanes it did not touch keep their array, so memos keyed on those stay valid.
  */
-const byLaneMemo = new WeakMap<object, ByLane>();
-let last: ByLane | null = null;
-
 export function orderSessionsByLane(state: QueueState): Map<string, Session[]> {
   const memo = byLaneMemo.get(state.sessions);
   if (memo !== undefined && memo.config === state.config) return memo.lanes;
+  const last = latestLaneOrder.get();
   const previous = last !== null && last.config === state.config ? last : null;
   const lanes = (previous && updateLanes(previous, state.sessions)) ?? groupByLane(state);
-  last = { sessions: state.sessions, config: state.config, lanes };
-  byLaneMemo.set(state.sessions, last);
+  const answer: LaneOrder = { sessions: state.sessions, config: state.config, lanes };
+  latestLaneOrder.set(answer);
+  byLaneMemo.set(state.sessions, answer);
   return lanes;
 }
 
@@ -65,7 +66,7 @@ function groupByLane(state: QueueState): Map<string, Session[]> {
 }
 
 /** The previous answer with the changed sessions taken out and put back in place; null if too many changed. */
-function updateLanes(previous: ByLane, sessions: QueueState['sessions']): Map<string, Session[]> | null {
+function updateLanes(previous: LaneOrder, sessions: QueueState['sessions']): Map<string, Session[]> | null {
   const removed: Session[] = [];
   const added: Session[] = [];
   const change = (before: Session | undefined, session: Session | undefined) => {

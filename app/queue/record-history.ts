@@ -1,4 +1,6 @@
-/**
+import { recordParents as parents } from './memo.ts';
+
+/*
  * Which keys changed between two versions of a state record (the sessions, the published check
  * runs). Records are immutable and copied whole at each change, and a step changes a few keys of
  * records of thousands: what is derived from a record (sizes, lane orders, published titles) is
@@ -6,7 +8,13 @@
  * being recomputed from every key. Only facts about immutable objects are kept, so this holds
  * whichever step a state came from; a record with no known history (e.g. loaded) has none.
  */
-const parents = new WeakMap<object, { from: object; keys: readonly string[]; depth: number }>();
+
+/** How a version of a record came from an earlier one (kept in memo.ts). */
+export interface RecordLink {
+  from: object;
+  keys: readonly string[];
+  depth: number;
+}
 
 /**
  * Past this many versions or changed keys, recomputing from every key is as cheap. A link keeps

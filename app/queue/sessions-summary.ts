@@ -1,4 +1,5 @@
 import { KEY_SEPARATOR } from './composite-key.ts';
+import { sessionSizeKeys as sizeKeysMemo, sessionsSummaries as summaryMemo } from './memo.ts';
 import { findKnownAncestor } from './record-history.ts';
 import type { QueueState, Session } from './state.ts';
 
@@ -20,8 +21,11 @@ interface Counts {
   suspects: Set<number>;
 }
 
-const summaryMemo = new WeakMap<object, { summary: SessionsSummary; counts: Counts }>();
-const sizeKeysMemo = new WeakMap<Session, string[]>();
+/** What is remembered of a sessions record (in memo.ts): the summary, and the counts to update it from. */
+export interface SummaryMemo {
+  summary: SessionsSummary;
+  counts: Counts;
+}
 
 /** The gauge keys a session counts in (sessions are immutable: computed once per object). */
 function sizeKeys(s: Session): string[] {
