@@ -4,10 +4,12 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import {
+  CompiledQuery,
   Kysely,
   PostgresDialect,
   type PostgresPool,
   type PostgresPoolClient,
+  type RawBuilder,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
@@ -57,13 +59,6 @@ export interface StoreOptions {
   readTimeoutMs?: number;
   /** PostgreSQL schema to work in (tests give each file its own). */
   schema?: string | undefined;
-  /**
-   * Step transactions in two round trips when the state is kept (app/store/step-in-one-trip.ts).
-   * By default on PostgreSQL, where every statement is a round trip over the network; off on
-   * PGlite, in process, where parsing the written-in statements costs more than the trips it
-   * saves (bench:webhooks on PGlite, 4,000 deliveries: 159 → 128 deliveries/s with it on).
-   */
-  oneTripSteps?: boolean;
 }
 
 export const defaultDataDir = './.trainyard/db';
@@ -74,15 +69,6 @@ export const DEFAULT_READ_TIMEOUT_MS = 2_000;
 /** PostgreSQL's SQLSTATE for a statement cancelled, by statement_timeout among others. */
 export const QUERY_CANCELED = '57014';
 
-// The Kysely handles of stores with oneTripSteps, and the pool under each: for sending several
-// statements in one message (app/store/step-in-one-trip.ts), which Kysely's driver does not do.
-const oneTripPools = new WeakMap<Db, pg.Pool>();
-
-/** The node-postgres pool under a store's `db` when it steps in one trip (undefined otherwise). */
-export function oneTripPoolOf(db: Db): pg.Pool | undefined {
-  return oneTripPools.get(db);
-}
-
 /**
  * A statement whose SQL text starts with this comment runs as a named prepared statement:
  * parsed and planned once per connection, then only bound and run. For the large statements
@@ -91,7 +77,32 @@ export function oneTripPoolOf(db: Db): pg.Pool | undefined {
  */
 export const PREPARED_MARK = '/* prepared */';
 
-/** Kysely's view of a pool: clients that prepare the statements marked {@link PREPARED_MARK}. */
+/**
+ * The text of the query that carries statements for {@link executeTogether} to the pool's
+ * client (as its one parameter); it is never sent to the database.
+ */
+const TOGETHER = '/* together */';
+
+/**
+ * Runs statements in a transaction without waiting for each answer before sending the next:
+ * node-postgres's pipeline mode, on for the connections of a store's `db`. Each statement goes
+ * with its parameters (extended protocol); the answers come back in order, in one round trip
+ * rather than one each. A statement that fails aborts the transaction, so those after it fail
+ * too; the first error is thrown once every answer is in. Kysely's transaction sends one
+ * statement at a time, hence this way to its connection.
+ */
+export async function executeTogether(
+  tx: Tx,
+  statements: readonly RawBuilder<unknown>[],
+): Promise<{ rows: unknown[] }[]> {
+  const compiled = statements.map((statement) => statement.compile(tx));
+  return (await tx.executeQuery<{ rows: unknown[] }>(CompiledQuery.raw(TOGETHER, compiled))).rows;
+}
+
+/**
+ * Kysely's view of a pool: clients that prepare the statements marked {@link PREPARED_MARK} and
+ * run those of {@link executeTogether} together.
+ */
 function preparingPool(pool: pg.Pool): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   // One name per text: pg prepares it on a connection the first time it runs there. The texts
@@ -105,15 +116,22 @@ function preparingPool(pool: pg.Pool): PostgresPool {
     }
     return name;
   };
+  const run = (client: pg.PoolClient, text: string, values: unknown[]): Promise<pg.QueryResult> =>
+    text.startsWith(PREPARED_MARK)
+      ? client.query({ name: nameOf(text), text, values })
+      : client.query(text, values);
+  const together = async (client: pg.PoolClient, statements: readonly CompiledQuery[]) => {
+    const answers = await Promise.allSettled(statements.map((s) => run(client, s.sql, [...s.parameters])));
+    const failed = answers.find((a) => a.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    const rows = answers.map((a) => ({ rows: (a as PromiseFulfilledResult<pg.QueryResult>).value.rows }));
+    return { command: 'SELECT', rowCount: rows.length, rows };
+  };
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
-    query: ((text: unknown, values?: readonly unknown[]) =>
-      typeof text === 'string' && text.startsWith(PREPARED_MARK)
-        ? client.query({
-            name: nameOf(text),
-            text,
-            values: values as unknown[],
-          })
-        : client.query(text as never, values as unknown[])) as unknown as PostgresPoolClient['query'],
+    query: ((text: string, values: unknown[] = []) =>
+      text === TOGETHER
+        ? together(client, values as CompiledQuery[])
+        : run(client, text, values)) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   });
   return {
@@ -143,17 +161,19 @@ function redact(url: string): string {
 /** Opens the store on PostgreSQL or PGlite and brings its schema up to date. */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   if (options.databaseUrl) {
-    const connect = (max: number, settings: string[] = []) => {
+    const connect = (max: number, settings: string[] = [], pipeline = false) => {
       if (options.schema) settings.push(`-c search_path=${options.schema}`);
       const pool = new pg.Pool({
         connectionString: options.databaseUrl,
         max,
+        pipeline,
         ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
       });
       pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
       return pool;
     };
-    const pool = connect(options.maxConnections ?? 20);
+    // Pipeline mode for executeTogether (step transactions); the other pools need none.
+    const pool = connect(options.maxConnections ?? 20, [], true);
     try {
       await migrate(pool);
     } catch (error) {
@@ -161,7 +181,6 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       throw error;
     }
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-    if (options.oneTripSteps ?? true) oneTripPools.set(db, pool);
     const inboxDb = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool: preparingPool(connect(options.inboxConnections ?? 4)) }),
     });
@@ -194,10 +213,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let pglite: PGlite | undefined;
   try {
     pglite = await PGlite.create(inMemory ? undefined : dataDir);
-    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
+    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, pipeline: true });
     await migrate(pool);
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-    if (options.oneTripSteps ?? false) oneTripPools.set(db, pool);
     const instance = pglite;
     return {
       db,

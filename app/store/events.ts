@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { NewEvent } from '../../shared/schemas/event.schema.ts';
-import { eventsWithProjectionsStatement, insertEventsWithProjections } from '../stats/projection.ts';
+import { insertEventsWithProjections } from '../stats/projection.ts';
 import type { Queryable, Tx } from './database.ts';
 
 /** An event as the store writes it; the caller has validated it against the shared schemas. */
@@ -81,18 +81,6 @@ export async function appendEvents(
     }
   }
   return ids;
-}
-
-/**
- * appendEvents as one statement, for a caller that sends it with others
- * (step-in-one-trip.ts); null when it takes more than one (more events than a chunk).
- */
-export function appendEventsStatement(
-  repositoryId: string,
-  events: readonly EventToAppend[],
-): ReturnType<typeof eventsWithProjectionsStatement> | null {
-  if (events.length > APPEND_CHUNK) return null;
-  return eventsWithProjectionsStatement(repositoryId, events, insertStatement(repositoryId, events));
 }
 
 function insertStatement(repositoryId: string, chunk: readonly EventToAppend[]) {

@@ -13,20 +13,11 @@ export class QueueStateCache {
 
   constructor(private readonly capacity = 200) {}
 
-  /** The state at `version`, when it is the one kept. */
-  get(repositoryId: string, version: string): QueueState | undefined {
-    const entry = this.entries.get(repositoryId);
-    if (entry === undefined || entry.version !== version) return undefined;
-    // Most recently used last, so the least recently used goes first when full.
-    this.entries.delete(repositoryId);
-    this.entries.set(repositoryId, entry);
-    return entry.state;
-  }
-
   /** The state kept for a repository, whatever its version (the store may have moved on since). */
   latest(repositoryId: string): { version: string; state: QueueState } | undefined {
     const entry = this.entries.get(repositoryId);
     if (entry === undefined) return undefined;
+    // Most recently used last, so the least recently used goes first when full.
     this.entries.delete(repositoryId);
     this.entries.set(repositoryId, entry);
     return entry;

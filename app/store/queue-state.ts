@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Queryable } from './database.ts';
+import { PREPARED_MARK, type Queryable } from './database.ts';
 import { assembleState, diffStates, type StateEntry } from './queue-state-entries.ts';
 
 /**
@@ -8,15 +8,35 @@ import { assembleState, diffStates, type StateEntry } from './queue-state-entrie
  * rejects) what is loaded; the store only keeps it.
  */
 export async function loadQueueState(db: Queryable, repositoryId: string): Promise<unknown | null> {
-  // One round trip: the entries come as one json array (json, not jsonb: no re-sorting).
-  const { rows } = await sql<{ state: Record<string, unknown>; entries: [string, string, unknown][] }>`
-    SELECT q.state, coalesce((
-      SELECT json_agg(json_build_array(e.collection, e.key, e.value) ORDER BY e.seq)
-      FROM queue_state_entries e WHERE e.repository_id = q.repository_id
-    ), '[]'::json) AS entries
-    FROM queue_state q WHERE q.repository_id = ${repositoryId}::bigint`.execute(db);
-  const row = rows[0];
-  return row ? assembleState(row.state, row.entries) : null;
+  const row = (await loadQueueStateStatement(repositoryId, null).execute(db)).rows[0];
+  return row ? assembleState(row.state!, row.entries!) : null;
+}
+
+/** A state row as loadQueueStateStatement reads it. */
+export interface StoredStateRow {
+  version: string;
+  /** Null, as `entries`, when the row is at the version the caller keeps. */
+  state: Record<string, unknown> | null;
+  entries: [string, string, unknown][] | null;
+}
+
+/**
+ * loadQueueState's statement, with the row's version, for a step transaction: the state is read
+ * only when the row is not at `kept` (the version whose state the caller holds already). One
+ * round trip: the entries come as one json array (json, not jsonb: no re-sorting).
+ */
+export function loadQueueStateStatement(
+  repositoryId: string,
+  kept: string | null,
+): RawBuilder<StoredStateRow> {
+  const stale = sql`q.version IS DISTINCT FROM ${kept}::bigint`;
+  return sql<StoredStateRow>`${sql.raw(PREPARED_MARK)}
+    SELECT q.version, CASE WHEN ${stale} THEN q.state END AS state,
+      CASE WHEN ${stale} THEN coalesce((
+        SELECT json_agg(json_build_array(e.collection, e.key, e.value) ORDER BY e.seq)
+        FROM queue_state_entries e WHERE e.repository_id = q.repository_id
+      ), '[]'::json) END AS entries
+    FROM queue_state q WHERE q.repository_id = ${repositoryId}::bigint`;
 }
 
 /** The row's version (grows by one at each save), or null when the engine never ran for the repository. */
@@ -48,8 +68,8 @@ export async function saveQueueState(
 }
 
 /**
- * saveQueueState's statements, in order, for a caller that sends them with others
- * (step-in-one-trip.ts): the last one returns the new version.
+ * saveQueueState's statements, in order, for a caller that sends them with others (a step
+ * transaction): the last one returns the new version.
  */
 export function saveQueueStateStatements(
   repositoryId: string,

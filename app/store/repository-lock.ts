@@ -14,7 +14,7 @@ export async function lockRepository(tx: Tx, repositoryId: string, lockTimeoutMs
   await lockRepositoryStatement(repositoryId, lockTimeoutMs).execute(tx);
 }
 
-/** lockRepository's statement, for a caller that sends it with others (app/store/step-in-one-trip.ts). */
+/** lockRepository's statement, for a caller that sends it with others (a step transaction). */
 export function lockRepositoryStatement(repositoryId: string, lockTimeoutMs?: number): RawBuilder<unknown> {
   // Ids are bigserial: folded into int4's range (two repositories may then share a lock,
   // which only serializes them; an id past 2^31 as such would be an error).

@@ -5,16 +5,21 @@ import type { IdSource } from '../queue/ids.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import { initialState, queueStateSchema } from '../queue/state.schema.ts';
 import type { QueueState } from '../queue/state.ts';
-import type { Db, Tx } from './database.ts';
+import { type Db, executeTogether, type Tx } from './database.ts';
 import { runEngine } from './engine-run.ts';
 import { appendEvents } from './events.ts';
-import { type Enqueued, enqueueEffects } from './outbox.ts';
-import { loadQueueState, loadQueueStateVersion, saveQueueState } from './queue-state.ts';
+import { type Enqueued, enqueueEffectsStatement } from './outbox.ts';
+import { loadQueueStateStatement, type StoredStateRow, saveQueueStateStatements } from './queue-state.ts';
 import { queueStateCacheOf } from './queue-state-cache.ts';
-import { inRepositoryTransaction } from './repository-transaction.ts';
-import { runStepInOneTrip } from './step-in-one-trip.ts';
-import { saveTimers } from './timers.ts';
-import { completeDeliveriesForStep, type DeliveryLease } from './webhook-deliveries.ts';
+import { assembleState } from './queue-state-entries.ts';
+import { lockRepositoryStatement } from './repository-lock.ts';
+import { asWriteConflict, DEFAULT_LOCK_TIMEOUT_MS } from './repository-transaction.ts';
+import { saveTimersStatement } from './timers.ts';
+import {
+  completeDeliveriesStatement,
+  type DeliveryLease,
+  DeliveryLeaseLostError,
+} from './webhook-deliveries.ts';
 
 export interface StepRequest {
   db: Db;
@@ -25,20 +30,21 @@ export interface StepRequest {
   ids: IdSource;
   /**
    * Runs first, in the same transaction: writes that must commit with the step (the pause row
-   * and its events, a webhook's delivery id, an outbox row's completion). It may return more
-   * inputs; throwing rolls everything back.
+   * and its events, a claim of due timers). It may return more inputs; throwing rolls
+   * everything back.
    */
   within?: (tx: Tx) => Promise<readonly QueueInput[] | undefined>;
   /**
    * Webhook deliveries whose inputs these are: marked processed in the transaction, after
-   * `within` (one statement with the state version's read: a round trip fewer); a lease lost
-   * meanwhile rolls the step back (DeliveryLeaseLostError), so a delivery applies exactly once.
+   * `within`; a lease lost meanwhile rolls the step back (DeliveryLeaseLostError), so a delivery
+   * applies exactly once.
    */
   deliveries?: readonly DeliveryLease[];
   /**
    * A statement run first in the transaction that must return a row (an outbox row's
    * completion, which returns none when the lease was lost); when it returns none the step
-   * rolls back with `lost()`. Unlike `within`, it lets the step go in one trip (step-in-one-trip.ts).
+   * rolls back with `lost()`. Unlike `within`, it is sent with the lock, without a round trip
+   * of its own.
    */
   guard?: { statement: RawBuilder<unknown>; lost: () => Error };
 }
@@ -53,84 +59,138 @@ export interface StepOutcome {
   eventIds: string[];
 }
 
+/** A statement of a step, sent with others, and what reads its answer (throwing rolls back). */
+interface Planned {
+  statement: RawBuilder<unknown>;
+  read?: (rows: unknown[]) => void;
+}
+
+async function send(tx: Tx, plan: readonly Planned[]): Promise<void> {
+  if (plan.length === 0) return;
+  const answers = await executeTogether(
+    tx,
+    plan.map((p) => p.statement),
+  );
+  for (const [i, p] of plan.entries()) p.read?.(answers[i]!.rows);
+}
+
 /**
  * The only place the engine runs (STYLE.md G13). One transaction under the repository's lock:
- * 1. the guard and `within`'s writes; 2. load the state (the initial one when none); 3. `step`
- * each input; 4. save the state (unless unchanged); 5. append the events; 6. enqueue the
- * effects, wake-ups as timers. Without inputs only step 1 runs. When this process kept the state
- * it last committed, the same transaction goes in two round trips (step-in-one-trip.ts). The
- * returned state is shared: do not mutate it.
+ * 1. the guard and `within`'s writes; 2. the deliveries marked processed, and the state loaded
+ * (the initial one when none); 3. `step` each input; 4. save the state (unless unchanged),
+ * timers and outbox rows; 5. append the events. Without inputs only 1 and the deliveries run.
+ *
+ * Statements that do not wait for each other's answers go together (executeTogether), so a
+ * step takes four round trips — BEGIN; the lock, guard, deliveries and state; the writes;
+ * COMMIT — and one more when it appends events, plus `within`'s own. The state this process
+ * last committed is kept (queue-state-cache.ts): while the stored version is still the one it
+ * wrote, the state is neither read nor parsed again. The returned state is shared: do not
+ * mutate it.
  */
 export async function runStep(request: StepRequest): Promise<StepOutcome> {
-  const { db, repositoryId, now } = request;
+  const { db, repositoryId, now, ids, guard, within } = request;
+  const deliveries = request.deliveries ?? [];
   const cache = queueStateCacheOf(db);
-  // Ids a one-trip attempt drew and did not commit are handed out again first: with a seeded
-  // source, a step gives the same ids whichever way it commits.
-  const drawn: string[] = [];
-  const quick = await runStepInOneTrip({ ...request, ids: recordingIds(request.ids, drawn) }, cache);
-  if (quick !== null) return quick;
-  const ids = reusingIds(drawn, request.ids);
   let committed: { version: string; state: QueueState } | null = null;
-  const outcome = await inRepositoryTransaction(db, repositoryId, async (tx) => {
-    if (request.guard !== undefined && (await request.guard.statement.execute(tx)).rows.length === 0) {
-      throw request.guard.lost();
-    }
-    const more = (await request.within?.(tx)) ?? [];
-    const inputs = [...more, ...request.inputs];
-    const deliveries = request.deliveries ?? [];
-    if (inputs.length === 0) {
-      if (deliveries.length > 0) await completeDeliveriesForStep(tx, deliveries, { repositoryId, now });
-      return { state: null, enqueued: [], wakeUps: [], eventIds: [] };
-    }
+  let outcome: StepOutcome;
+  try {
+    outcome = await db.transaction().execute(async (tx) => {
+      let stored: StoredStateRow | undefined;
+      const kept = cache.latest(repositoryId);
+      // What the engine needs, read under the lock (after `within`, when there is one).
+      const reads = (withState: boolean): Planned[] => {
+        const plan: Planned[] = [];
+        if (deliveries.length > 0) {
+          plan.push({
+            statement: completeDeliveriesStatement(deliveries, { now }),
+            read: (rows) => {
+              const done = new Set((rows as { delivery_id: string }[]).map((r) => r.delivery_id));
+              const lost = deliveries.find((l) => !done.has(l.deliveryId));
+              if (lost !== undefined) throw new DeliveryLeaseLostError(lost.deliveryId);
+            },
+          });
+        }
+        if (withState) {
+          plan.push({
+            statement: loadQueueStateStatement(repositoryId, kept?.version ?? null),
+            read: (rows) => {
+              stored = rows[0] as StoredStateRow | undefined;
+            },
+          });
+        }
+        return plan;
+      };
 
-    const version =
-      deliveries.length > 0
-        ? (await completeDeliveriesForStep(tx, deliveries, { repositoryId, now })).version
-        : await loadQueueStateVersion(tx, repositoryId);
-    const loaded =
-      version === null ? initialState(defaultConfig) : await loadState(tx, repositoryId, version);
-    const run = runEngine(loaded, inputs, { now, ids });
-    const state = run.state;
+      const first: Planned[] = [
+        { statement: lockRepositoryStatement(repositoryId, DEFAULT_LOCK_TIMEOUT_MS) },
+      ];
+      if (guard !== undefined) {
+        first.push({
+          statement: guard.statement,
+          read: (rows) => {
+            if (rows.length === 0) throw guard.lost();
+          },
+        });
+      }
+      if (within === undefined) first.push(...reads(request.inputs.length > 0));
+      await send(tx, first);
+      let inputs = request.inputs;
+      if (within !== undefined) {
+        inputs = [...((await within(tx)) ?? []), ...request.inputs];
+        await send(tx, reads(inputs.length > 0));
+      }
+      if (inputs.length === 0) return { state: null, enqueued: [], wakeUps: [], eventIds: [] };
 
-    // Unchanged parts of a state keep their objects, so comparing costs about the changed part.
-    if (!isDeepStrictEqual(state, loaded)) {
-      // Against the stored state (none yet: everything is written), only what changed is written.
-      const previous = version === null ? null : loaded;
-      committed = { version: await saveQueueState(tx, repositoryId, state, now, previous), state };
-    } else if (version !== null) {
-      committed = { version, state: loaded };
-    }
-    const eventIds = await appendEvents(tx, repositoryId, run.events);
-    await saveTimers(tx, { repositoryId, timers: run.wakeUps });
-    const enqueued = await enqueueEffects(tx, { repositoryId, effects: run.effects, now });
-    return { state, enqueued, wakeUps: run.wakeUps, eventIds };
-  });
+      const version = stored?.version ?? null;
+      const loaded =
+        stored === undefined
+          ? initialState(defaultConfig)
+          : stored.state === null
+            ? kept!.state
+            : // Parsed, not trusted (STYLE.md G2): an inconsistent stored state stops the step.
+              (queueStateSchema.parse(assembleState(stored.state, stored.entries!)) as QueueState);
+      const run = runEngine(loaded, inputs, { now, ids });
+      const state = run.state;
+
+      const writes: Planned[] = [];
+      // Unchanged parts of a state keep their objects, so comparing costs about the changed part.
+      if (!isDeepStrictEqual(state, loaded)) {
+        // Against the stored state (none yet: everything is written), only what changed is written.
+        const saves = saveQueueStateStatements(repositoryId, state, now, version === null ? null : loaded);
+        writes.push(...saves.slice(0, -1).map((statement) => ({ statement })));
+        writes.push({
+          statement: saves.at(-1)!,
+          read: (rows) => {
+            committed = { version: (rows[0] as { version: string }).version, state };
+          },
+        });
+      } else if (version !== null) {
+        committed = { version, state: loaded };
+      }
+      const timers = saveTimersStatement({ repositoryId, timers: run.wakeUps });
+      if (timers !== null) writes.push({ statement: timers });
+      let enqueued: Enqueued[] = [];
+      const outbox = enqueueEffectsStatement({ repositoryId, effects: run.effects, now });
+      if (outbox !== null) {
+        writes.push({
+          statement: outbox,
+          read: (rows) => {
+            enqueued = rows as Enqueued[];
+          },
+        });
+      }
+      await send(tx, writes);
+      // On its own: the statistics projections may need statements chosen from its answer.
+      const eventIds = await appendEvents(tx, repositoryId, run.events);
+      return { state, enqueued, wakeUps: run.wakeUps, eventIds };
+    });
+  } catch (error) {
+    throw asWriteConflict(error);
+  }
   // Only once committed: a rolled-back state must never be reused.
   if (committed !== null) {
     const { version, state } = committed;
     cache.set(repositoryId, version, state);
   }
   return outcome;
-
-  async function loadState(tx: Tx, id: string, version: string): Promise<QueueState> {
-    const kept = cache.get(id, version);
-    if (kept !== undefined) return kept;
-    // Parsed, not trusted (STYLE.md G2): an inconsistent stored state stops the step.
-    return queueStateSchema.parse(await loadQueueState(tx, id)) as QueueState;
-  }
-}
-
-function recordingIds(ids: IdSource, drawn: string[]): IdSource {
-  return {
-    uuid: () => {
-      const id = ids.uuid();
-      drawn.push(id);
-      return id;
-    },
-  };
-}
-
-function reusingIds(drawn: readonly string[], ids: IdSource): IdSource {
-  let next = 0;
-  return { uuid: () => (next < drawn.length ? drawn[next++]! : ids.uuid()) };
 }

@@ -216,53 +216,6 @@ export class DeliveryLeaseLostError extends Error {
 }
 
 /**
- * Marks the deliveries a step applies processed, in its transaction, and reads the repository's
- * engine state version (loadQueueStateVersion) in the same round trip. Throws
- * DeliveryLeaseLostError, rolling the step back, when a lease was lost or a delivery is done.
- */
-export async function completeDeliveriesForStep(
-  tx: Tx,
-  leases: readonly DeliveryLease[],
-  params: { repositoryId: string; now: Date },
-): Promise<{ version: string | null }> {
-  const result = await completeDeliveriesForStepStatement(leases, params).execute(tx);
-  return readCompletedForStep(result.rows[0], leases);
-}
-
-/** completeDeliveriesForStep's statement, for a caller that sends it with others (step-in-one-trip.ts). */
-export function completeDeliveriesForStepStatement(
-  leases: readonly DeliveryLease[],
-  params: { repositoryId: string; now: Date },
-): RawBuilder<CompletedForStepRow> {
-  return sql<CompletedForStepRow>`${sql.raw(PREPARED_MARK)}
-    WITH done AS (
-      UPDATE webhook_deliveries d
-      SET processed_at = ${params.now.toISOString()}::timestamptz, leased_until = NULL, payload = NULL, last_error = NULL
-      FROM unnest(${leases.map((l) => l.deliveryId)}::text[], ${leases.map((l) => l.attempts)}::int[]) AS l(id, attempts)
-      WHERE d.delivery_id = l.id AND d.attempts = l.attempts AND d.processed_at IS NULL
-      RETURNING d.delivery_id
-    )
-    SELECT (SELECT array_agg(delivery_id) FROM done) AS done,
-           (SELECT version FROM queue_state WHERE repository_id = ${params.repositoryId}::bigint) AS version`;
-}
-
-export interface CompletedForStepRow {
-  done: string[] | null;
-  version: string | null;
-}
-
-/** The state version the statement read; throws DeliveryLeaseLostError when a delivery was not marked. */
-export function readCompletedForStep(
-  row: CompletedForStepRow | undefined,
-  leases: readonly DeliveryLease[],
-): { version: string | null } {
-  const done = new Set(row?.done ?? []);
-  const lost = leases.find((l) => !done.has(l.deliveryId));
-  if (lost !== undefined) throw new DeliveryLeaseLostError(lost.deliveryId);
-  return { version: row?.version ?? null };
-}
-
-/**
  * Marks claimed deliveries processed in one statement, in the transaction that applies them;
  * returns the ids marked (a delivery whose lease was lost, or that is done already, is not).
  */
@@ -272,13 +225,21 @@ export async function completeDeliveries(
   params: { now: Date },
 ): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
-  const result = await sql<{ delivery_id: string }>`${sql.raw(PREPARED_MARK)}
+  const result = await completeDeliveriesStatement(leases, params).execute(tx);
+  return new Set(result.rows.map((r) => r.delivery_id));
+}
+
+/** completeDeliveries' statement, for a caller that sends it with others (a step transaction). */
+export function completeDeliveriesStatement(
+  leases: readonly DeliveryLease[],
+  params: { now: Date },
+): RawBuilder<{ delivery_id: string }> {
+  return sql<{ delivery_id: string }>`${sql.raw(PREPARED_MARK)}
     UPDATE webhook_deliveries d
     SET processed_at = ${params.now.toISOString()}::timestamptz, leased_until = NULL, payload = NULL, last_error = NULL
     FROM unnest(${leases.map((l) => l.deliveryId)}::text[], ${leases.map((l) => l.attempts)}::int[]) AS l(id, attempts)
     WHERE d.delivery_id = l.id AND d.attempts = l.attempts AND d.processed_at IS NULL
-    RETURNING d.delivery_id`.execute(tx);
-  return new Set(result.rows.map((r) => r.delivery_id));
+    RETURNING d.delivery_id`;
 }
 
 /**

@@ -12,9 +12,7 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
  * A fresh, empty store for one test file: PGlite in memory, or a schema of its own on the
  * PostgreSQL of DATABASE_URL (dropped on close), so test files can run side by side.
  */
-export async function openTestStore(
-  options: Pick<StoreOptions, 'oneTripSteps' | 'readTimeoutMs'> = {},
-): Promise<Store> {
+export async function openTestStore(options: Pick<StoreOptions, 'readTimeoutMs'> = {}): Promise<Store> {
   const url = process.env.DATABASE_URL;
   if (!url) return openStore({ dataDir: 'memory://', ...options });
   const schema = `test_${randomBytes(6).toString('hex')}`;
