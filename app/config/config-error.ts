@@ -1,16 +1,18 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { describeValue } from './describe-value.ts';
 
 /**
  * One problem in `.github/trainyard.yml`: where (`queue_rules[0].batch_size`, or '' for the
  * whole file), what was expected and what was found, and the 1-based line/column when known.
+ * The engine stores them as they are (the state's `configErrors`).
  */
-export interface ConfigError {
-  path: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
+export const configErrorSchema = z.strictObject({
+  path: z.string(),
+  message: z.string(),
+  line: z.int().optional(),
+  column: z.int().optional(),
+});
+export type ConfigError = z.infer<typeof configErrorSchema>;
 
 const EXPECTED_NAMES: Record<string, string> = {
   string: 'a string',

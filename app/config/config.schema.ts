@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_PARTITION_NAME } from '../../shared/schemas/default-names.ts';
 import { conditionListSchema } from './conditions/conditions.schema.ts';
 import { configErrorMap } from './config-error.ts';
 import { describeValue, isMapping } from './describe-value.ts';
@@ -16,8 +17,6 @@ export const PRIORITY_ALIASES = { low: 1000, medium: 2000, high: 3000 } as const
 export type PriorityAlias = keyof typeof PRIORITY_ALIASES;
 /** The priority of a pull request that matches no priority rule. */
 export const DEFAULT_PRIORITY = { priority: PRIORITY_ALIASES.medium, priority_alias: 'medium' } as const;
-/** Partition of a queue without partition rules; no rule may take its name. */
-export const DEFAULT_PARTITION_NAME = '__default__';
 
 const expectedFound = (expected: string) => (issue: { input?: unknown }) =>
   `expected ${expected}, found ${describeValue(issue.input)}`;

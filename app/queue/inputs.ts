@@ -1,6 +1,19 @@
-import type { CheckRunFact } from '../config/conditions/pull-request-facts.ts';
+import type { Actor } from '../../shared/schemas/event-parts.schema.ts';
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import type { ConfigError } from '../config/config-error.ts';
+import type { CheckReport, Freeze, GithubAccount, PullRequestSnapshot } from './state.ts';
+
+export type { Actor } from '../../shared/schemas/event-parts.schema.ts';
+// What the engine is told about pull requests, checks and freezes is what it stores: those types
+// are inferred from the state's schema (state.ts); who acted is the events' Actor.
+export type {
+  AccountType,
+  CheckReport,
+  Freeze,
+  GithubAccount,
+  LabelFact,
+  PullRequestSnapshot,
+} from './state.ts';
 
 /**
  * What the engine is told: past-tense facts. The shell (GitHub webhooks, the outbox executor,
@@ -26,50 +39,6 @@ export type QueueInput =
   | FreezeDeleted
   | EffectFailed
   | Tick;
-
-export type AccountType = 'User' | 'Organization' | 'Bot' | 'Mannequin' | 'Enterprise';
-
-export interface GithubAccount {
-  id: number;
-  login: string;
-  type: AccountType;
-}
-
-/** Who acted through the API, as events name it (`actorSchema` in shared/). */
-export interface Actor {
-  type: 'application' | 'user';
-  id: string | number;
-  name: string;
-}
-
-export interface LabelFact {
-  id: number;
-  name: string;
-  /** Hex colour without `#`. */
-  color: string;
-  default: boolean;
-}
-
-/** Everything the engine needs to know about a pull request, as of now. */
-export interface PullRequestSnapshot {
-  number: number;
-  title: string;
-  body: string;
-  url: string;
-  author: GithubAccount;
-  /** Base branch name, e.g. `main`. */
-  base: string;
-  /** Head branch name. */
-  head: string;
-  headSha: string;
-  draft: boolean;
-  labels: LabelFact[];
-  files: string[];
-  /** Check runs and statuses on the head commit; a repeated name: the last one wins. */
-  checkRuns: CheckRunFact[];
-  approvedReviewsBy: string[];
-  changesRequestedReviewsBy: string[];
-}
 
 /** Opened, reopened, edited, labelled, pushed to, reviewed, or its head's checks changed. */
 export interface PullRequestUpdated {
@@ -109,14 +78,6 @@ export interface CommandNotUnderstood {
   number: number;
   commentId: number;
   reply: string;
-}
-
-export interface CheckReport extends CheckRunFact {
-  url: string | null;
-  description: string;
-  avatarUrl: string | null;
-  startedAt: string | null;
-  completedAt: string | null;
 }
 
 /** CI results on a commit the engine asked to test (a test branch head, or a PR tested in place). */
@@ -200,18 +161,6 @@ export interface PauseSet {
 export interface PauseCleared {
   type: 'pause_cleared';
   by: Actor;
-}
-
-export interface Freeze {
-  id: string;
-  reason: string;
-  /** RFC 3339. */
-  start: string;
-  end: string | null;
-  timezone: string;
-  /** Condition strings, parsed by app/config; empty matches every pull request. */
-  matchingConditions: string[];
-  excludeConditions: string[];
 }
 
 export interface FreezeSaved {

@@ -1,9 +1,10 @@
+import { DEFAULT_PARTITION_NAME } from '../../shared/schemas/default-names.ts';
 import { evaluateConditions } from '../config/conditions/evaluate-conditions.ts';
 import type { PullRequestFacts } from '../config/conditions/pull-request-facts.ts';
-import { DEFAULT_PARTITION_NAME, type TrainyardConfig } from '../config/config.schema.ts';
+import type { TrainyardConfig } from '../config/config.schema.ts';
 
 /**
- * The partitions a pull request belongs to, in partition rule order. No rules ⇒ `__default__`.
+ * The partitions a pull request belongs to, in partition rule order. No rules ⇒ DEFAULT_PARTITION_NAME.
  * A pull request that matches none of the rules may touch anything, so it is validated in every
  * partition rather than in none.
  */

@@ -1,3 +1,4 @@
+import { DEFAULT_PARTITION_NAME } from '../../shared/schemas/default-names.ts';
 import type { NewEvent, NewEventOf } from '../../shared/schemas/event.schema.ts';
 import { type LeaveCode, renderLeaveReason } from '../../shared/schemas/event-outcome.ts';
 import {
@@ -124,7 +125,7 @@ export function leaveEvent(t: Transition, s: Session, leave: LeaveDetails): NewE
     merged: leave.merged,
     queue_name: s.queueName,
     branch: s.base,
-    partition_name: s.partitions[0] ?? '__default__',
+    partition_name: s.partitions[0] ?? DEFAULT_PARTITION_NAME,
     queued_at: s.queuedAt,
     seconds_waiting_for_schedule: held(s.schedule),
     seconds_waiting_for_freeze: held(s.freeze),

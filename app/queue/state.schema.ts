@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { checkRunFactSchema } from '../config/conditions/pull-request-facts.ts';
 import type { TrainyardConfig } from '../config/config.schema.ts';
-import type { Batch, QueueState } from './state.ts';
+import { configErrorSchema } from '../config/config-error.ts';
+import { iso, laneSchema, prNumber, uuid } from './batch.schema.ts';
+import type { QueueState } from './state.ts';
+import { findInconsistencies } from './state-consistency.ts';
 
 /*
- * The stored state's schema: the store parses what it loads and rejects what the engine could
- * never have produced — an unknown pull request in a batch, a pull request twice in a lane, a
- * batch in the wrong lane.
+ * The stored state's schema, and the source of its types (state.ts infers them from here;
+ * batches and lanes are in batch.schema.ts): the store parses what it loads and rejects what the
+ * engine could never have produced — an unknown pull request in a batch, a pull request twice in
+ * a lane, a batch in the wrong lane (state-consistency.ts). The state is plain JSON (saved as
+ * jsonb), unions rather than bags of optional fields; an optional field is absent when it does
+ * not apply.
  */
-
-const iso = z.iso.datetime({ offset: true });
-const uuid = z.uuid();
-const prNumber = z.int().min(1);
 
 const configSchema = z.custom<TrainyardConfig>(
   (value) =>
@@ -24,202 +26,172 @@ const configSchema = z.custom<TrainyardConfig>(
   { message: 'expected a normalized Trainyard configuration' },
 );
 
-const accountSchema = z.object({
+export const accountSchema = z.object({
   id: z.int(),
   login: z.string(),
   type: z.enum(['User', 'Organization', 'Bot', 'Mannequin', 'Enterprise']),
 });
 
+export const labelSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  /** Hex colour without `#`. */
+  color: z.string(),
+  default: z.boolean(),
+});
+
 // The records with one entry per pull request use z.object (not strict): it parses much faster
 // (the store loads them at every step) and an unknown key cannot make the state inconsistent.
-const snapshotSchema = z.object({
+/** Everything the engine needs to know about a pull request, as of now. */
+export const pullRequestSnapshotSchema = z.object({
   number: prNumber,
   title: z.string(),
   body: z.string(),
   url: z.string(),
   author: accountSchema,
+  /** Base branch name, e.g. `main`. */
   base: z.string(),
+  /** Head branch name. */
   head: z.string(),
   headSha: z.string(),
   draft: z.boolean(),
-  labels: z.array(z.object({ id: z.int(), name: z.string(), color: z.string(), default: z.boolean() })),
+  labels: z.array(labelSchema),
   files: z.array(z.string()),
+  /** Check runs and statuses on the head commit; a repeated name: the last one wins. */
   checkRuns: z.array(checkRunFactSchema),
   approvedReviewsBy: z.array(z.string()),
   changesRequestedReviewsBy: z.array(z.string()),
 });
 
-const heldSchema = z.object({ seconds: z.int().min(0), since: iso.nullable() });
+/** Time spent held (by a freeze or a schedule): closed periods plus the open one. */
+export const heldTimeSchema = z.object({ seconds: z.int().min(0), since: iso.nullable() });
 
-const sessionSchema = z.object({
+/** One stay in the queue of a queued pull request. */
+export const sessionSchema = z.object({
   number: prNumber,
   sessionId: uuid,
   queueName: z.string(),
   base: z.string(),
+  /** Partition names, in partition rule order; DEFAULT_PARTITION_NAME without partition rules. */
   partitions: z.array(z.string()).min(1),
   priority: z.int(),
   priorityAlias: z.string(),
   priorityRuleName: z.string().nullable(),
   allowChecksInterruption: z.boolean(),
   queuedAt: iso,
+  /** Entry order: breaks ties between equal priority and equal `queuedAt`. */
   seq: z.int().min(1),
   headSha: z.string(),
+  /** CONFLICT_WITH_PULL_AHEAD: waits until all of these have left the queue. */
   waitingForAhead: z.array(prNumber).min(1).nullable(),
+  /**
+   * With bisect_aside: passed a test on top of the pull requests ahead, then went back to waiting
+   * because the queue moved on (app/queue/aside.ts). It embarks at once, at the front of its
+   * batch (see countLeadingCleared).
+   */
   cleared: z.literal(true).optional(),
+  /**
+   * With bisect_aside, for a pull request in several partitions: it is a suspect (in a batch
+   * aside) and held in its other lanes. When it goes back to waiting, it takes its place in the
+   * queue order as of then (`orderedAt`), behind whoever overtook it, so that every lane keeps
+   * one order (a lane waiting on another that waits on it would never merge).
+   */
   suspect: z.literal(true).optional(),
   orderedAt: iso.optional(),
-  freeze: heldSchema.optional(),
-  schedule: heldSchema.optional(),
+  /** Absent until the pull request is first held: most never are (a third of a session's JSON). */
+  freeze: heldTimeSchema.optional(),
+  schedule: heldTimeSchema.optional(),
 });
 
-const checkReportSchema = z.strictObject({
-  name: z.string(),
-  state: checkRunFactSchema.shape.state,
-  url: z.string().nullable(),
-  description: z.string(),
-  avatarUrl: z.string().nullable(),
-  startedAt: z.string().nullable(),
-  completedAt: z.string().nullable(),
+export const baseBranchSchema = z.strictObject({
+  sha: z.string().nullable(),
+  /** Commits the engine's own merges produced: a move to one of them is not external. */
+  ownShas: z.array(z.string()),
+  /**
+   * Moves seen while one of our merges was in flight, to commits not (yet) known as ours: GitHub's
+   * push may come before the merge's answer. Once no merge is in flight, those that turned out
+   * not to be ours are external moves.
+   */
+  unconfirmed: z.array(z.string()).min(1).optional(),
 });
 
-const runSchema = z.strictObject({
-  sha: z.string(),
-  draftPullRequest: prNumber.nullable(),
-  startedAt: iso,
-  checks: z.array(checkReportSchema),
-});
-
-const attempt = z.int().min(1);
-const preparing = z.strictObject({
-  phase: z.literal('preparing'),
-  attempt,
-  failures: z.int().min(0),
-  retryAt: iso.nullable(),
-});
-const testing = z.strictObject({ phase: z.literal('testing'), attempt, run: runSchema });
-const passed = z.strictObject({ phase: z.literal('passed'), attempt, run: runSchema, endedAt: iso });
-const failed = z.strictObject({
-  phase: z.literal('failed'),
-  attempt,
-  run: runSchema,
-  endedAt: iso,
-  timedOut: z.boolean(),
-});
-const trialSchema = z.discriminatedUnion('phase', [
-  z.strictObject({ phase: z.literal('waiting') }),
-  preparing,
-  testing,
-  passed,
-  failed,
-]);
-const batchTrialSchema = z.discriminatedUnion('phase', [preparing, testing, passed, failed]);
-
-const subBatchSchema = z.strictObject({
-  id: uuid,
-  name: z.string(),
-  length: z.int().min(1),
-  trial: trialSchema,
-});
-
-const commonShape = {
-  id: uuid,
-  name: z.string(),
-  queueName: z.string(),
-  numbers: z.array(prNumber).min(1),
-  parentNumbers: z.array(prNumber),
-  parentIds: z.array(uuid),
-  baseSha: z.string().nullable(),
-  mode: z.enum(['draft', 'in_place']),
-  createdAt: iso,
-  retries: z.int().min(0),
-  overtaken: z.literal(true).optional(),
-};
-
-const batchSchema = z.discriminatedUnion('phase', [
-  z.strictObject({ ...commonShape, phase: z.literal('trial'), trial: batchTrialSchema }),
-  z.strictObject({
-    ...commonShape,
-    phase: z.literal('bisecting'),
-    failedRun: runSchema,
-    bisection: z.strictObject({
-      depth: z.int().min(1),
-      lo: z.int().min(0),
-      hi: z.int().min(1),
-      passedPrefix: subBatchSchema.nullable(),
-      subBatches: z.array(subBatchSchema),
-    }),
-  }),
-  z.strictObject({
-    ...commonShape,
-    phase: z.literal('merging'),
-    run: runSchema,
-    merged: z.array(prNumber),
-    inFlight: z.array(prNumber),
-  }),
+export const pauseSchema = z.discriminatedUnion('paused', [
+  z.strictObject({ paused: z.literal(false) }),
+  z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
 ]);
 
-const laneSchema = z.strictObject({ base: z.string(), partition: z.string(), batches: z.array(batchSchema) });
+export const freezeSchema = z.strictObject({
+  id: z.string(),
+  reason: z.string(),
+  /** RFC 3339. */
+  start: iso,
+  end: iso.nullable(),
+  timezone: z.string(),
+  /** Condition strings, parsed by app/config; empty matches every pull request. */
+  matchingConditions: z.array(z.string()),
+  excludeConditions: z.array(z.string()),
+});
 
-/** The state's shape; its consistency is checked apart (queueStateSchema). */
-const queueStateShapeSchema = z.strictObject({
+export const freezeRecordSchema = z.strictObject({ freeze: freezeSchema });
+
+export const publishedCheckRunSchema = z.object({
+  /** null: publish again at the next step (refresh, configuration error). */
+  title: z.string().nullable(),
+  /** Grows with every publication: part of the effect key. */
+  version: z.int().min(1),
+});
+
+/** An effect the shell reported failed for good (effect_failed), and when. */
+export const failedEffectSchema = z.strictObject({
+  key: z.string(),
+  effect: z.string(),
+  pullRequests: z.array(prNumber),
+  message: z.string(),
+  /** RFC 3339. */
+  at: iso,
+});
+
+/**
+ * The engine's state. Status codes, positions and ETAs are derived from it, never stored. Where
+ * a queued pull request is — waiting or embarked — is not stored either: it is embarked in a
+ * lane when one of the lane's batches holds it, waiting otherwise. Its consistency is checked
+ * apart (queueStateSchema).
+ */
+export const queueStateShapeSchema = z.strictObject({
   schemaVersion: z.literal(1),
+  /** The last valid configuration. */
   config: configSchema,
-  pullRequests: z.record(z.string(), snapshotSchema),
+  /** Open pull requests the engine has heard of, by number: commands only carry a number. */
+  pullRequests: z.record(z.string(), pullRequestSnapshotSchema),
+  /** One stay in the queue per queued pull request, by number. */
   sessions: z.record(z.string(), sessionSchema),
+  /** One lane per (base branch, partition), sorted by base then partition. */
   lanes: z.array(laneSchema),
-  bases: z.record(
-    z.string(),
-    z.strictObject({
-      sha: z.string().nullable(),
-      ownShas: z.array(z.string()),
-      unconfirmed: z.array(z.string()).min(1).optional(),
-    }),
-  ),
-  pause: z.discriminatedUnion('paused', [
-    z.strictObject({ paused: z.literal(false) }),
-    z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
-  ]),
-  freezes: z.array(
-    z.strictObject({
-      freeze: z.strictObject({
-        id: z.string(),
-        reason: z.string(),
-        start: iso,
-        end: iso.nullable(),
-        timezone: z.string(),
-        matchingConditions: z.array(z.string()),
-        excludeConditions: z.array(z.string()),
-      }),
-    }),
-  ),
+  bases: z.record(z.string(), baseBranchSchema),
+  pause: pauseSchema,
+  freezes: z.array(freezeRecordSchema),
+  /** Durations (seconds) of the most recent passing CI runs, oldest first: the ETA's input. */
   ciDurations: z.array(z.number().positive()),
+  /** Results of the most recent batch tests (true: passed), oldest first: the observed failure rate. */
   ciResults: z.array(z.boolean()),
+  /** Last emitted gauge values, so `action.queue.change` / `checks.change` go out on change only. */
   gauges: z.strictObject({
     sizes: z.record(z.string(), z.int().min(0)),
     running: z.record(z.string(), z.int().min(0)),
   }),
-  checkRuns: z.record(z.string(), z.object({ title: z.string().nullable(), version: z.int().min(1) })),
-  configErrors: z
-    .array(
-      z.strictObject({
-        path: z.string(),
-        message: z.string(),
-        line: z.int().optional(),
-        column: z.int().optional(),
-      }),
-    )
-    .optional(),
-  failedEffects: z
-    .array(
-      z.strictObject({
-        key: z.string(),
-        effect: z.string(),
-        pullRequests: z.array(prNumber),
-        message: z.string(),
-        at: iso,
-      }),
-    )
-    .optional(),
+  /**
+   * The "Trainyard" check run last published per queued pull request (by number), to publish on
+   * change only. Kept apart from sessions so that publishing does not touch them.
+   */
+  checkRuns: z.record(z.string(), publishedCheckRunSchema),
+  /**
+   * Why the newest `.github/trainyard.yml` was rejected (the last valid `config` is used), until
+   * a valid one comes: every queued pull request's check run shows it. Absent when valid.
+   */
+  configErrors: z.array(configErrorSchema).optional(),
+  /** Effects that failed for good, oldest first, the most recent few (effect-failures.ts). Absent when none. */
+  failedEffects: z.array(failedEffectSchema).optional(),
+  /** The wake-up last asked for (one timer per repository: the earliest deadline). */
   wakeUpAt: iso.nullable(),
   counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),
 });
@@ -237,9 +209,8 @@ export const queueStateSchema = {
   safeParse(value: unknown): ParseResult {
     const shaped = queueStateShapeSchema.safeParse(value);
     if (!shaped.success) return { success: false, error: shaped.error };
-    const state = shaped.data as QueueState;
-    const problems = findInconsistencies(state);
-    if (problems.length === 0) return { success: true, data: state };
+    const problems = findInconsistencies(shaped.data);
+    if (problems.length === 0) return { success: true, data: shaped.data };
     return {
       success: false,
       error: new z.ZodError(problems.map((message) => ({ code: 'custom', message, path: [], input: value }))),
@@ -251,52 +222,6 @@ export const queueStateSchema = {
     return result.data;
   },
 };
-
-/** What makes a well-typed state impossible; empty when consistent. */
-export function findInconsistencies(state: QueueState): string[] {
-  const problems: string[] = [];
-  for (const [key, session] of Object.entries(state.sessions)) {
-    if (key !== String(session.number)) problems.push(`session ${key} holds pull request #${session.number}`);
-  }
-  for (const lane of state.lanes) {
-    const seen = new Set<number>();
-    for (const batch of lane.batches) {
-      for (const number of batch.numbers) {
-        const session = state.sessions[String(number)];
-        const merged = batch.phase === 'merging' && batch.merged.includes(number);
-        if (session === undefined && !merged)
-          problems.push(`${batch.name} holds #${number}, which is not queued`);
-        else if (
-          session !== undefined &&
-          (session.base !== lane.base || !session.partitions.includes(lane.partition))
-        ) {
-          problems.push(
-            `${batch.name} holds #${number}, which is not in lane ${lane.base}/${lane.partition}`,
-          );
-        }
-        if (seen.has(number)) problems.push(`#${number} is twice in lane ${lane.base}/${lane.partition}`);
-        seen.add(number);
-      }
-      problems.push(...checkBatchShape(batch));
-    }
-  }
-  return problems;
-}
-
-function checkBatchShape(batch: Batch): string[] {
-  if (batch.phase === 'bisecting') {
-    const { lo, hi, subBatches } = batch.bisection;
-    // hi = length + 1: the whole batch is not known to fail (bisect_aside, after a culprit).
-    if (!(lo < hi && hi <= batch.numbers.length + 1))
-      return [`${batch.name}: bisection bounds ${lo}..${hi} are wrong`];
-    if (subBatches.some((s) => s.length <= lo || s.length >= hi))
-      return [`${batch.name}: a probe is out of bounds`];
-  }
-  if (batch.phase === 'merging' && batch.merged.some((n) => !batch.numbers.includes(n))) {
-    return [`${batch.name}: merged a pull request it does not hold`];
-  }
-  return [];
-}
 
 /** The state of a repository the engine has never seen. */
 export function initialState(config: TrainyardConfig): QueueState {

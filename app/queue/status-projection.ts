@@ -1,3 +1,4 @@
+import { DEFAULT_PRIORITY_RULE_NAME } from '../../shared/schemas/default-names.ts';
 import type {
   BatchStatusCode,
   FailedEffect,
@@ -163,8 +164,8 @@ function projectPullRequest(state: QueueState, number: number): QueuedPullReques
       author: { id: pr.author.id, login: pr.author.login },
       queued_at: session.queuedAt,
       priority_alias: session.priorityAlias,
-      // The status resource has no "none": pull requests outside every priority rule show `default`.
-      priority_rule_name: session.priorityRuleName ?? 'default',
+      // The status resource has no "none": pull requests outside every priority rule show DEFAULT_PRIORITY_RULE_NAME.
+      priority_rule_name: session.priorityRuleName ?? DEFAULT_PRIORITY_RULE_NAME,
       labels: pr.labels.map((l) => l.name),
       github_labels: pr.labels.map((l) => ({ id: l.id, name: l.name, color: l.color, default: l.default })),
       scopes: session.partitions,

@@ -1,15 +1,10 @@
+import type { Actor } from '../../shared/schemas/event-parts.schema.ts';
 import type { Queryable } from './database.ts';
-
-export interface PauseActor {
-  type: 'application' | 'user';
-  id: string | number;
-  name: string;
-}
 
 export interface PauseRecord {
   reason: string;
   pausedAt: Date;
-  pausedBy: PauseActor;
+  pausedBy: Actor;
 }
 
 export async function loadPause(db: Queryable, repositoryId: string): Promise<PauseRecord | null> {
@@ -19,7 +14,7 @@ export async function loadPause(db: Queryable, repositoryId: string): Promise<Pa
     .where('repository_id', '=', repositoryId)
     .executeTakeFirst();
   return row
-    ? { reason: row.reason, pausedAt: row.paused_at, pausedBy: row.paused_by as unknown as PauseActor }
+    ? { reason: row.reason, pausedAt: row.paused_at, pausedBy: row.paused_by as unknown as Actor }
     : null;
 }
 
@@ -27,7 +22,7 @@ export async function loadPause(db: Queryable, repositoryId: string): Promise<Pa
 export async function savePause(
   db: Queryable,
   repositoryId: string,
-  pause: { reason: string; by: PauseActor; now: Date },
+  pause: { reason: string; by: Actor; now: Date },
 ): Promise<PauseRecord> {
   const row = await db
     .insertInto('pauses')
@@ -46,7 +41,7 @@ export async function savePause(
     )
     .returning(['reason', 'paused_at', 'paused_by'])
     .executeTakeFirstOrThrow();
-  return { reason: row.reason, pausedAt: row.paused_at, pausedBy: row.paused_by as unknown as PauseActor };
+  return { reason: row.reason, pausedAt: row.paused_at, pausedBy: row.paused_by as unknown as Actor };
 }
 
 export async function deletePause(db: Queryable, repositoryId: string): Promise<boolean> {

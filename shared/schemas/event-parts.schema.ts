@@ -109,6 +109,9 @@ export const actorSchema = z
   })
   .describe('Who performed an operation');
 
+/** Who performed an operation: an API key or a user. The one definition (the engine's inputs, the API, the pause record use it). */
+export type Actor = z.infer<typeof actorSchema>;
+
 /** A check as the queue's events show it (Mergify's `QueueCheck_Serialized`). */
 export const checkSchema = z
   .strictObject({

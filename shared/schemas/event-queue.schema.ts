@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeSchema, uuidSchema } from './common.schema.ts';
+import { DEFAULT_PARTITION_NAME } from './default-names.ts';
 import {
   abortCodeSchema,
   abortStatusSchema,
@@ -16,11 +17,13 @@ import {
  */
 
 const queueName = z.string().describe('Merge queue (queue rule) name');
-const partitionName = z.string().describe('Partition name (`__default__` without partitions)');
+const partitionName = z
+  .string()
+  .describe(`Partition name (\`${DEFAULT_PARTITION_NAME}\` without partitions)`);
 const nullablePartitionName = z
   .string()
   .nullable()
-  .describe('Partition name (`__default__` without partitions), or null');
+  .describe(`Partition name (\`${DEFAULT_PARTITION_NAME}\` without partitions), or null`);
 const priorityRuleName = z.string().nullable().describe('Priority rule name, or null');
 const branch = z.string().describe('Base branch of the pull request');
 const queuedAt = dateTimeSchema.describe('When the pull request entered the queue');

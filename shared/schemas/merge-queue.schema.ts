@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeSchema, storableText, uuidSchema } from './common.schema.ts';
+import { DEFAULT_PARTITION_NAME } from './default-names.ts';
 
 export const pauseRecordSchema = z
   .object({
@@ -114,7 +115,9 @@ export const mergeQueueStatusSchema = z
   .object({
     scope_queues: z
       .record(z.string(), z.array(uuidSchema))
-      .describe('Partition or scope name (`__default__` without partitions) → ordered batch ids'),
+      .describe(
+        `Partition or scope name (\`${DEFAULT_PARTITION_NAME}\` without partitions) → ordered batch ids`,
+      ),
     batches: z.array(batchSchema),
     waiting_pull_requests: z
       .array(queuedPullRequestSchema)

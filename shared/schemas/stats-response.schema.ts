@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeSchema } from './common.schema.ts';
+import { DEFAULT_PARTITION_NAME } from './default-names.ts';
 import { type AbortCode, abortCodes } from './event-parts.schema.ts';
 import type { StatsEndpoint } from './stats-query.schema.ts';
 
@@ -189,10 +190,12 @@ export const bisectionCompletedBucketSchema = bucket(
 // ── Groups ───────────────────────────────────────────────────────────────────
 
 const baseRefSchema = z.string().describe('Base reference of the grouped pull requests');
-const partitionNameSchema = z.string().describe('Partition name; `__default__` when no partitions are used');
+const partitionNameSchema = z
+  .string()
+  .describe(`Partition name; \`${DEFAULT_PARTITION_NAME}\` when no partitions are used`);
 const partitionNamesSchema = z
   .array(z.string())
-  .describe('Partition names of the merges; `["__default__"]` when no partitions are used');
+  .describe(`Partition names of the merges; \`["${DEFAULT_PARTITION_NAME}"]\` when no partitions are used`);
 const queueNameSchema = z.string().describe('Merge queue name');
 const priorityRuleNameSchema = z.string().describe('Priority rule name');
 

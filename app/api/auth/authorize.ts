@@ -1,3 +1,4 @@
+import type { Actor } from '../../../shared/schemas/event-parts.schema.ts';
 import { findKeyAndRepository, touchApiKey } from '../../store/api-keys.ts';
 import type { Db } from '../../store/database.ts';
 import { findRepository, type Repository } from '../../store/repositories.ts';
@@ -7,13 +8,6 @@ import type { GithubPermissions } from './github-permissions.ts';
 import type { KeyCache } from './key-cache.ts';
 
 export type Need = 'read' | 'write';
-
-/** Who is acting, as events name it (`actorSchema` in shared/). */
-export interface Actor {
-  type: 'application' | 'user';
-  id: string | number;
-  name: string;
-}
 
 /** A caller allowed on the repository; `actor()` names it, asking GitHub only when needed. */
 export interface Principal {

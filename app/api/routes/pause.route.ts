@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
+import type { Actor } from '../../../shared/schemas/event-parts.schema.ts';
 import { pauseRecordSchema, pauseRequestSchema } from '../../../shared/schemas/merge-queue.schema.ts';
 import type { IdSource } from '../../queue/ids.ts';
 import { appendEvents } from '../../store/events.ts';
 import { deletePause, loadPause, type PauseRecord, savePause } from '../../store/pauses.ts';
 import { runStep } from '../../store/step-transaction.ts';
-import type { Actor } from '../auth/authorize.ts';
 import { errorResponses } from '../error-responses.ts';
 import { notFound } from '../errors.ts';
 import type { RouteContext } from '../server.ts';
