@@ -1,6 +1,6 @@
 /**
- * Seeded randomness for the simulator and the sandbox (the engine itself never draws: STYLE.md
- * G4). Two tools:
+ * Seeded randomness for the simulator and the sandbox (the engine itself never draws). Two
+ * tools:
  *
  * - `createRandom(seed)`: a stream (sfc32) for generating things in order (a workload);
  * - `hashToUnit(seed, ...parts)`: a stateless draw keyed by what it decides (a run's outcome,
