@@ -3,10 +3,11 @@ import { createRandom } from './random.ts';
 
 /**
  * Who queues what and when: the workload shared by the simulator and the sandbox. Pull requests
- * arrive as a Poisson process whose rate follows a daily profile and optional bursts; each
- * touches one area (sometimes two) drawn from a Zipf law — a few big areas, many small ones —
- * is bad with probability p, a hotfix with a small probability, and semantically conflicts with
- * some recent pull requests of a shared area. Same spec ⇒ same items.
+ * arrive as a Poisson process whose rate follows a daily profile and optional bursts, plus
+ * optional daily drops (many queued at once, as coding agents do); each touches one area
+ * (sometimes two) drawn from a Zipf law — a few big areas, many small ones — is bad with
+ * probability p, a hotfix with a small probability, and semantically conflicts with some recent
+ * pull requests of a shared area. Same spec ⇒ same items.
  */
 export interface WorkloadSpec {
   seed: number;
@@ -18,6 +19,8 @@ export interface WorkloadSpec {
   dailyProfile?: readonly number[];
   /** Periods where arrivals are `factor` times the profile's rate. */
   bursts?: readonly Burst[];
+  /** Pull requests queued together every day on top of the Poisson arrivals (coding agents). */
+  dailyDrops?: readonly DailyDrop[];
   /** Number of areas (1 = one shared area). */
   areas: number;
   /** Zipf exponent of area sizes (0 = equal sizes). */
@@ -38,6 +41,16 @@ export interface Burst {
   startMs: number;
   durationMs: number;
   factor: number;
+}
+
+/**
+ * `count` pull requests queued every day within `withinMs` after `offsetMs` past midnight (their
+ * times uniform in that window): what a fleet of coding agents opening its work at once does.
+ */
+export interface DailyDrop {
+  offsetMs: number;
+  withinMs: number;
+  count: number;
 }
 
 export interface WorkloadItem {
@@ -65,6 +78,7 @@ export function areaFilesPattern(area: string): string {
 }
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 export function generateWorkload(spec: WorkloadSpec): WorkloadItem[] {
   const random = createRandom(spec.seed);
@@ -73,15 +87,31 @@ export function generateWorkload(spec: WorkloadSpec): WorkloadItem[] {
   const profile = normalizeProfile(spec.dailyProfile ?? [1]);
   const peak = Math.max(...profile) * Math.max(1, ...(spec.bursts ?? []).map((b) => b.factor));
   const peakRate = (spec.ratePerHour * peak) / HOUR;
-  const items: WorkloadItem[] = [];
-  const partners = new Map<number, number[]>();
+  const times: number[] = [];
   // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
   for (
     let at = arrivals.exponential(1 / peakRate);
     at < spec.durationMs;
     at += arrivals.exponential(1 / peakRate)
   ) {
-    if (!arrivals.chance(computeRate(spec, profile, at) / (spec.ratePerHour * peak))) continue;
+    if (arrivals.chance(computeRate(spec, profile, at) / (spec.ratePerHour * peak))) times.push(at);
+  }
+  if ((spec.dailyDrops ?? []).length > 0) {
+    // Their own stream: the Poisson arrivals are the ones drawn without drops.
+    const drops = random.fork('daily-drops');
+    for (let day = 0; day * DAY < spec.durationMs; day++) {
+      for (const drop of spec.dailyDrops!) {
+        for (let i = 0; i < drop.count; i++) {
+          const at = day * DAY + drop.offsetMs + drops.next() * drop.withinMs;
+          if (at < spec.durationMs) times.push(at);
+        }
+      }
+    }
+    times.sort((a, b) => a - b);
+  }
+  const items: WorkloadItem[] = [];
+  const partners = new Map<number, number[]>();
+  for (const at of times) {
     const number = items.length + 1;
     const areas = drawAreas(spec, traits);
     const pr = { number, areas, bad: traits.chance(spec.badRate), conflictsWith: [] as number[] };

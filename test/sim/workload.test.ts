@@ -45,6 +45,23 @@ describe('workload', () => {
     expect(inBurst / 48).toBeGreaterThan(25);
   });
 
+  it('adds daily drops on top of the same Poisson arrivals: count PRs within the window, every day', () => {
+    const plain = generateWorkload(spec);
+    const drop = { offsetMs: 9 * 3_600_000, withinMs: 10 * 60_000, count: 80 };
+    const items = generateWorkload({ ...spec, dailyDrops: [drop] });
+    expect(items.length).toBe(plain.length + 14 * 80);
+    expect(items.map((i) => i.pullRequest.number)).toEqual(items.map((_, i) => i + 1));
+    expect(items.every((item, i) => i === 0 || item.at >= items[i - 1]!.at)).toBe(true);
+    const times = new Set(items.map((i) => i.at));
+    expect(plain.every((i) => times.has(i.at))).toBe(true);
+    for (let day = 0; day < 14; day++) {
+      const from = day * DAY + drop.offsetMs;
+      const inWindow = (list: typeof items) =>
+        list.filter((i) => i.at >= from && i.at <= from + drop.withinMs);
+      expect(inWindow(items).length - inWindow(plain).length).toBe(80);
+    }
+  });
+
   it('draws areas from a Zipf law, bad pull requests with probability p, and hotfixes', () => {
     const items = generateWorkload(spec);
     const inArea = (n: number) => items.filter((i) => i.pullRequest.areas.includes(areaName(n))).length;
