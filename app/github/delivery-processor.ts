@@ -3,7 +3,6 @@ import type { Db } from '../store/database.ts';
 import {
   type ClaimedDelivery,
   claimDeliveries,
-  claimDeliveriesBehind,
   completeDelivery,
   type DeliveryLease,
   findNextDeliveryTime,
@@ -57,13 +56,6 @@ export interface DeliveryProcessorOptions {
    * on their own: only runs of these are dispatched side by side and committed together.
    */
   groupable?: (event: string) => boolean;
-  /**
-   * With `commitGroup`: once a group of a key is dispatched and committing, the deliveries that
-   * arrived behind it are claimed and dispatched meanwhile (their GitHub reads overlap the
-   * commit), and committed after it — or given back if it fails. Off by default: on the
-   * webhook benchmark, on a loaded two-CPU machine, it did not lower processing latency.
-   */
-  pipeline?: boolean;
 }
 
 /**
@@ -77,16 +69,11 @@ export class DeliveryProcessor {
   private readonly loop: PollingLoop;
   private readonly leases = new Map<string, ShellLease>();
   private readonly now: () => Date;
-  /** A delivery stored or a group begun committing: a run with room for more looks again. */
+  /** A delivery stored: a run with room for more looks again. */
   private readonly arrival = new ArrivalSignal();
   /** Dispatches under way, and those waiting for one to finish. */
   private dispatching = 0;
   private readonly dispatchQueue: (() => void)[] = [];
-  /**
-   * Keys whose latest group here is dispatched and committing, with what it holds: deliveries
-   * behind it may be claimed (claimDeliveriesBehind) and committed once its outcome is known.
-   */
-  private readonly tails = new Map<string, Tail>();
 
   constructor(private readonly options: DeliveryProcessorOptions) {
     this.now = options.now ?? (() => new Date());
@@ -118,30 +105,9 @@ export class DeliveryProcessor {
       running.add(task);
     };
     let attempts = 0;
-    // What may be behind a committing group changes only when something arrives or a group begins committing.
-    let lookedBehind = -1;
     try {
       while (!this.loop.isStopping) {
         const arrivals = this.arrival.count;
-        if (this.tails.size > 0 && running.size < limit && lookedBehind !== arrivals) {
-          lookedBehind = arrivals;
-          // Behind the groups committing here first: their keys are ours until they commit.
-          const tails = new Map([...this.tails].slice(0, limit - running.size));
-          const behind = await claimDeliveriesBehind(this.options.db, {
-            tails: [...tails].map(([orderingKey, tail]) => ({ orderingKey, afterSeq: tail.afterSeq })),
-            perKey,
-            leaseMs,
-            now: this.now(),
-          });
-          attempts += behind.length;
-          for (const group of groupByKey(behind)) {
-            const key = group[0]!.orderingKey;
-            const tail = tails.get(key)!;
-            // The next group behind this key is the new one's to offer.
-            if (this.tails.get(key) === tail) this.tails.delete(key);
-            start(this.processGroup(group, tail.outcome));
-          }
-        }
         const free = limit - running.size;
         const claimed =
           free > 0
@@ -149,10 +115,10 @@ export class DeliveryProcessor {
             : [];
         attempts += claimed.length;
         for (const group of groupByKey(claimed)) {
-          start(group.length === 1 && !grouped ? this.process(group[0]!) : this.processGroup(group, null));
+          start(group.length === 1 && !grouped ? this.process(group[0]!) : this.processGroup(group));
         }
         if (running.size === 0) return attempts;
-        // Room left and something arrived (or a group began committing) meanwhile: look again.
+        // Room left and something arrived meanwhile: look again.
         if (running.size < limit && this.arrival.count !== arrivals) continue;
         await Promise.race(running.size < limit ? [...running, this.arrival.next()] : running);
       }
@@ -172,13 +138,9 @@ export class DeliveryProcessor {
 
   /** A delivery was stored (or the loop should look again): claim it now if there is room. */
   wake(): void {
-    this.nudge();
-    this.loop.wake();
-  }
-
-  /** Ends a run's wait for a finished group or an arrival: there may be something to claim. */
-  private nudge(): void {
+    // Ends a run's wait for a finished group: there may be something to claim.
     this.arrival.notify();
+    this.loop.wake();
   }
 
   private async computeSleep(): Promise<number> {
@@ -231,30 +193,9 @@ export class DeliveryProcessor {
    * reads) and their steps committed in one transaction, in arrival order; any other delivery
    * is processed on its own. A delivery that fails is retried later and the
    * ones behind it are given back unapplied, so each applies exactly once, in order.
-   *
-   * `after`: the outcome of the key's group claimed before this one (pipelining), still
-   * committing when this one was claimed. Nothing of this group commits before it has; if it
-   * did not commit everything, this group is given back. Resolves true when everything applied.
    */
-  private async processGroup(
-    deliveries: readonly ClaimedDelivery[],
-    after: Promise<boolean> | null,
-  ): Promise<boolean> {
+  private async processGroup(deliveries: readonly ClaimedDelivery[]): Promise<void> {
     const groupable = this.options.groupable ?? (() => true);
-    const pipeline = this.options.commitGroup !== undefined && this.options.pipeline === true;
-    const key = deliveries[0]!.orderingKey;
-    let settle: (applied: boolean) => void = () => {};
-    const outcome = new Promise<boolean>((resolve) => {
-      settle = resolve;
-    });
-    let applied = false;
-    let previous = after;
-    const previousApplied = async (): Promise<boolean> => {
-      if (previous === null) return true;
-      const ok = await previous;
-      previous = null;
-      return ok;
-    };
     const items: GroupItem[] = deliveries.map((delivery) => {
       const lease: ShellLease = { deliveryId: delivery.deliveryId, attempts: delivery.attempts };
       const item: GroupItem = { delivery, lease, log: this.childLog(delivery), step: null };
@@ -285,52 +226,23 @@ export class DeliveryProcessor {
         const run = items.slice(at, end);
         const shared: SharedContexts = new Map();
         for (const item of run) item.lease.shared = shared;
-        // A delivery processed on its own commits as it is dispatched: after the group before.
-        if (!deferred && !(await previousApplied())) {
-          await giveBack(at);
-          return false;
-        }
-        const last = end === items.length;
-        const failure = await this.applyRun(run, {
-          // Kept deferred when pipelining, so that a single delivery commits after the group before too.
-          single: !pipeline && after === null,
-          dispatched: () => {
-            if (!pipeline || !last) return;
-            this.tails.set(key, { afterSeq: items[items.length - 1]!.delivery.seq, outcome });
-            this.nudge();
-          },
-          beforeCommit: previousApplied,
-        });
-        if (failure === PREVIOUS_FAILED) {
-          await giveBack(at);
-          return false;
-        }
+        const failure = await this.applyRun(run);
         if (failure !== null) {
           await this.retryLater(failure.item.delivery, failure.item.lease, failure.error, failure.item.log);
           await giveBack(items.indexOf(failure.item) + 1);
-          return false;
+          return;
         }
         at = end;
       }
-      applied = true;
-      return true;
     } finally {
       for (const item of items) this.leases.delete(item.delivery.deliveryId);
-      if (this.tails.get(key)?.outcome === outcome) this.tails.delete(key);
-      settle(applied);
     }
   }
 
-  /**
-   * Dispatches a run of a key's deliveries and commits them together (once `beforeCommit` says
-   * the group before applied; PREVIOUS_FAILED when it did not); returns the first failure.
-   */
-  private async applyRun(
-    run: readonly GroupItem[],
-    hooks: { single: boolean; dispatched: () => void; beforeCommit: () => Promise<boolean> },
-  ): Promise<{ item: GroupItem; error: unknown } | typeof PREVIOUS_FAILED | null> {
+  /** Dispatches a run of a key's deliveries and commits them together; returns the first failure. */
+  private async applyRun(run: readonly GroupItem[]): Promise<{ item: GroupItem; error: unknown } | null> {
     const dispatch = async (item: GroupItem) => {
-      if (run.length === 1 && hooks.single) {
+      if (run.length === 1) {
         item.lease.defer = undefined;
         item.lease.shared = undefined;
       }
@@ -339,8 +251,6 @@ export class DeliveryProcessor {
     // Side by side: the group shares its repository's lookup and GitHub reads (SharedContexts).
     const outcomes = await Promise.allSettled(run.map(dispatch));
     const failedAt = outcomes.findIndex((o) => o.status === 'rejected');
-    if (failedAt < 0) hooks.dispatched();
-    if (!(await hooks.beforeCommit())) return PREVIOUS_FAILED;
     const ready = failedAt < 0 ? run : run.slice(0, failedAt);
     const entry = (item: GroupItem): GroupEntry => ({ lease: item.lease, step: item.step });
     try {
@@ -433,16 +343,6 @@ function groupByKey(claimed: readonly ClaimedDelivery[]): ClaimedDelivery[][] {
   }
   return [...groups.values()];
 }
-
-/** A group of a key dispatched and committing: what it holds, and whether it applied. */
-interface Tail {
-  /** Its last delivery's place in arrival order: what is behind it may be claimed. */
-  afterSeq: string;
-  outcome: Promise<boolean>;
-}
-
-/** The group before did not apply everything: this one is given back, unapplied. */
-const PREVIOUS_FAILED = Symbol('previous group failed');
 
 interface GroupItem {
   delivery: ClaimedDelivery;

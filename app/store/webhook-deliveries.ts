@@ -162,40 +162,6 @@ async function keepRuns(db: Queryable, rows: ClaimedRow[]): Promise<ClaimedDeliv
 }
 
 /**
- * Pipelining: leases, for each given key, up to `perKey` deliveries right behind `afterSeq`
- * (the last delivery of a group the caller holds and is committing), in arrival order, stopping
- * at the first one that is not claimable. Only the holder of a key's deliveries up to `afterSeq`
- * may ask: while they are leased no other claim reaches the key, so the caller stays its only
- * writer, and it must commit what it claims here after that group (or give it back if the group
- * fails). Returned as claimDeliveries returns its runs.
- */
-export async function claimDeliveriesBehind(
-  db: Queryable,
-  params: {
-    tails: readonly { orderingKey: string; afterSeq: string }[];
-    perKey: number;
-    leaseMs: number;
-    now: Date;
-  },
-): Promise<ClaimedDelivery[]> {
-  if (params.tails.length === 0) return [];
-  const now = params.now.toISOString();
-  const leasedUntil = new Date(params.now.getTime() + params.leaseMs).toISOString();
-  const result = await sql<ClaimedRow>`${sql.raw(PREPARED_MARK)}
-    WITH runs AS MATERIALIZED (
-      SELECT r.delivery_id, r.rank
-      FROM unnest(${params.tails.map((t) => t.orderingKey)}::text[], ${params.tails.map((t) => t.afterSeq)}::bigint[])
-        AS t(ordering_key, after_seq)
-      CROSS JOIN LATERAL (
-        ${rankRun(sql`ordering_key = t.ordering_key AND seq > t.after_seq`, now, Math.max(1, params.perKey))}
-      ) r
-      WHERE r.claimable
-    ),
-    ${leaseRuns(now, leasedUntil)}`.execute(db);
-  return keepRuns(db, result.rows);
-}
-
-/**
  * Gives back claimed deliveries that were not attempted (they wait behind one that failed):
  * their lease ends and the claim does not count as an attempt. Leases lost meanwhile are left alone.
  */

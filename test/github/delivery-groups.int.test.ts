@@ -66,7 +66,6 @@ function harness(params: {
   failCommit?: (ids: string[]) => boolean;
   beforeCommit?: (ids: string[]) => Promise<void>;
   leaseMs?: number;
-  pipeline?: boolean;
 }): Harness {
   const applied: string[] = [];
   const dispatched: string[] = [];
@@ -78,7 +77,6 @@ function harness(params: {
     random: () => 0,
     backoff: { baseMs: 1_000, maxMs: 1_000 },
     ...(params.leaseMs === undefined ? {} : { leaseMs: params.leaseMs }),
-    ...(params.pipeline === undefined ? {} : { pipeline: params.pipeline }),
     dispatch: async ({ id }) => {
       dispatched.push(id);
       if (params.failDispatch?.(id)) throw new Error(`GitHub 502 for ${id}`);
@@ -213,87 +211,5 @@ describe('group commit', () => {
     }
     const marked = await completeDeliveries(store.db, taken, { now: at(10_000) });
     expect([...marked].sort()).toEqual(['a-1', 'a-2', 'a-3']);
-  });
-});
-
-describe('pipelining: the next group of a repository while the one before commits', () => {
-  /** Polls on the real clock; false after 3 s. */
-  async function eventually(condition: () => boolean): Promise<boolean> {
-    const deadline = Date.now() + 3_000;
-    while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    return condition();
-  }
-
-  it('claims and dispatches what arrived behind a committing group, and commits it after, in order', async () => {
-    for (const id of ['a-1', 'a-2']) await save(id, 'a');
-    let overlapped: boolean | null = null;
-    const h: Harness = harness({
-      pipeline: true,
-      beforeCommit: async (ids) => {
-        if (!ids.includes('a-1')) return;
-        // Arrivals while a-1 and a-2 commit: claimed behind them and dispatched meanwhile.
-        for (const id of ['a-3', 'a-4']) await save(id, 'a');
-        h.processor.wake();
-        overlapped = await eventually(() => h.dispatched.includes('a-4'));
-      },
-    });
-    await h.processor.runUntilIdle();
-    expect(overlapped).toBe(true);
-    // a-3 and a-4 in one group, or a-4 behind a-3 if it was stored after that claim: after a-1, a-2.
-    expect(h.commits[0]).toEqual(['a-1', 'a-2']);
-    expect(h.applied).toEqual(['a-1', 'a-2', 'a-3', 'a-4']);
-    for (const id of h.applied) expect((await row(id)).attempts).toBe(1);
-  });
-
-  it('a group behind one that fails is given back unapplied, then applied after the failed delivery', async () => {
-    for (const id of ['a-1', 'a-2']) await save(id, 'a');
-    let failing = true;
-    const h: Harness = harness({
-      pipeline: true,
-      failCommit: (ids) => failing && ids.includes('a-2'),
-      beforeCommit: async (ids) => {
-        if (!(ids.includes('a-1') && ids.includes('a-2')) || h.dispatched.includes('a-3')) return;
-        await save('a-3', 'a');
-        h.processor.wake();
-        await eventually(() => h.dispatched.includes('a-3'));
-      },
-    });
-    await h.processor.runUntilIdle();
-    expect(h.dispatched).toContain('a-3');
-    // a-1 applied on its own, a-2 waits for its retry, and a-3 (dispatched) did not overtake it.
-    expect(h.applied).toEqual(['a-1']);
-    expect(await row('a-2')).toMatchObject({ processed_at: null, attempts: 1, leased_until: null });
-    expect(await row('a-3')).toMatchObject({ processed_at: null, attempts: 0, leased_until: null });
-
-    failing = false;
-    clock = at(1_000);
-    await h.processor.runUntilIdle();
-    expect(h.applied).toEqual(['a-1', 'a-2', 'a-3']);
-  });
-
-  it('another key’s claim cannot take a key whose deliveries are held behind a committing group', async () => {
-    for (const id of ['a-1', 'b-1']) await save(id, id.slice(0, 1));
-    const elsewhere: string[] = [];
-    const h: Harness = harness({
-      pipeline: true,
-      beforeCommit: async (ids) => {
-        if (!ids.includes('a-1')) return;
-        await save('a-2', 'a');
-        h.processor.wake();
-        await eventually(() => h.dispatched.includes('a-2'));
-        // Another instance's claim meanwhile: a's head is leased, so nothing of a is claimable.
-        const claimed = await claimDeliveries(store.db, {
-          limit: 10,
-          leaseMs: 60_000,
-          now: clock,
-          perKey: 10,
-        });
-        elsewhere.push(...claimed.map((d) => d.deliveryId));
-      },
-    });
-    await h.processor.runUntilIdle();
-    expect(h.dispatched).toContain('a-2');
-    expect(elsewhere.filter((id) => id.startsWith('a'))).toEqual([]);
-    expect(h.applied.filter((id) => id.startsWith('a'))).toEqual(['a-1', 'a-2']);
   });
 });
