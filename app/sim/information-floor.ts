@@ -1,4 +1,4 @@
-import type { CiModel } from './ci-model.ts';
+import type { CiModel, PullRequestTruth } from './ci-model.ts';
 import type { WorkloadItem } from './workload.ts';
 
 /**
@@ -14,11 +14,17 @@ export function computeInformationFloor(
 ): number {
   const n = workload.length;
   if (n === 0) return 0;
-  const culprits = workload.filter(
-    (w) => w.pullRequest.bad || w.pullRequest.conflictsWith.some((other) => other < w.pullRequest.number),
-  ).length;
+  const culprits = workload.filter((w) => isCulprit(w.pullRequest)).length;
   const p = culprits / n;
   const entropy = p <= 0 || p >= 1 ? 0 : -p * Math.log2(p) - (1 - p) * Math.log2(1 - p);
   const meanRunMinutes = (ci.medianMs / 60_000) * Math.exp((ci.spread * ci.spread) / 2);
   return (n * entropy * meanRunMinutes) / (n - culprits);
+}
+
+/**
+ * A pull request no queue can merge without breaking the base: a bad one, or the later side of
+ * a conflict (once the earlier one is in). The others are the good ones.
+ */
+export function isCulprit(pr: PullRequestTruth): boolean {
+  return pr.bad || pr.conflictsWith.some((other) => other < pr.number);
 }

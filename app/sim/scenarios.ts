@@ -3,7 +3,7 @@ import type { SimulationSpec } from './simulator.ts';
 import { generateWorkload, OFFICE_HOURS_PROFILE, type WorkloadSpec } from './workload.ts';
 
 /**
- * The benchmark's scenarios (issue #8). Each fixes the workload and CI; the seed varies. Shared
+ * The benchmark's scenarios. Each fixes the workload and CI; the seed varies. Shared
  * assumptions: durations lognormal around T with σ 0.25; arrivals follow an office-hours daily
  * profile (the rate given is the daily mean); 1 % hotfixes; a PR also touches a second area 10 %
  * of the time; two PRs of a shared area queued within an hour of each other conflict with
@@ -18,12 +18,17 @@ export interface Scenario {
   capacity: number;
   /** Partition the queue by area (the monorepo). */
   partitionByArea: boolean;
+  /**
+   * The benchmark's target for p95 time in queue: at most this many times the latency oracle's
+   * (null: no target on this scenario).
+   */
+  p95Target: number | null;
 }
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MINUTE = 60_000;
-export const SIMULATED_DAYS = 14;
+export const SIMULATED_DAYS = 6;
 
 const common = {
   durationMs: SIMULATED_DAYS * DAY,
@@ -43,6 +48,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ci: { medianMs: 15 * MINUTE, spread: 0.25, flakeRate: 0.01 },
     capacity: 4,
     partitionByArea: false,
+    p95Target: null,
   },
   {
     name: 'mid',
@@ -51,6 +57,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ci: { medianMs: 30 * MINUTE, spread: 0.25, flakeRate: 0.03 },
     capacity: 10,
     partitionByArea: false,
+    p95Target: 2,
   },
   {
     name: 'monorepo',
@@ -59,6 +66,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ci: { medianMs: 45 * MINUTE, spread: 0.25, flakeRate: 0.05 },
     capacity: 30,
     partitionByArea: true,
+    p95Target: 3,
   },
   {
     name: 'burst',
@@ -73,6 +81,40 @@ export const SCENARIOS: readonly Scenario[] = [
     ci: { medianMs: 30 * MINUTE, spread: 0.25, flakeRate: 0.03 },
     capacity: 10,
     partitionByArea: false,
+    p95Target: 2,
+  },
+  {
+    name: 'flaky',
+    description: 'mid with f = 10 %: 10 PRs/h, T = 30 min, p = 5 %, C = 10',
+    workload: { ...common, ratePerHour: 10, areas: 8, badRate: 0.05 },
+    ci: { medianMs: 30 * MINUTE, spread: 0.25, flakeRate: 0.1 },
+    capacity: 10,
+    partitionByArea: false,
+    p95Target: 2,
+  },
+  {
+    name: 'slow-ci',
+    description: '6 PRs/h, T = 90 min, p = 5 %, f = 3 %, C = 12',
+    workload: { ...common, ratePerHour: 6, areas: 8, badRate: 0.05 },
+    ci: { medianMs: 90 * MINUTE, spread: 0.25, flakeRate: 0.03 },
+    capacity: 12,
+    partitionByArea: false,
+    p95Target: 2,
+  },
+  {
+    name: 'agent-burst',
+    description: 'mid, plus 80 PRs queued within 10 minutes every day at 09:00 (coding agents)',
+    workload: {
+      ...common,
+      ratePerHour: 10,
+      areas: 8,
+      badRate: 0.05,
+      dailyDrops: [{ offsetMs: 9 * HOUR, withinMs: 10 * MINUTE, count: 80 }],
+    },
+    ci: { medianMs: 30 * MINUTE, spread: 0.25, flakeRate: 0.03 },
+    capacity: 10,
+    partitionByArea: false,
+    p95Target: 3,
   },
 ];
 
@@ -82,13 +124,17 @@ export function findScenario(name: string): Scenario {
   return scenario;
 }
 
-/** The simulation of a scenario with a seed (the workload's, CI's and the engine's). */
-export function buildSimulation(scenario: Scenario, seed: number): SimulationSpec {
+/**
+ * The simulation of a scenario with a seed (the workload's, CI's and the engine's), over `days`
+ * of arrivals (default: the scenario's). A shorter run's workload is the start of a longer one's.
+ */
+export function buildSimulation(scenario: Scenario, seed: number, days?: number): SimulationSpec {
+  const durationMs = days === undefined ? scenario.workload.durationMs : days * DAY;
   return {
-    workload: generateWorkload({ ...scenario.workload, seed }),
+    workload: generateWorkload({ ...scenario.workload, durationMs, seed }),
     ci: { ...scenario.ci, seed },
     capacity: scenario.capacity,
-    horizonMs: scenario.workload.durationMs,
+    horizonMs: durationMs,
     drainMs: DAY,
     requeueDelayMs: 15 * MINUTE,
     maxRequeues: 3,
