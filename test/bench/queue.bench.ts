@@ -28,7 +28,7 @@
  * diverging queue from noise; and short enough for the whole default run (7 scenarios × 5
  * seeds) to stay under 5 minutes on two cores (a diverging Trainyard on the monorepo costs the
  * most: its engine state grows all run). The run times measured are in
- * docs/decisions/0024-queue-benchmark-verdict.md. "cpu s" is each policy's CPU time, summed
+ * docs/decisions/0025-queue-benchmark-verdict.md. "cpu s" is each policy's CPU time, summed
  * over the seeds.
  *
  * Each (scenario, seed) runs in its own process (BENCH_JOBS at a time, default 2): the engine is
