@@ -1,14 +1,19 @@
+import { DEFAULT_PARTITION_NAME } from '../../shared/schemas/default-names.ts';
 import { leaveReasonCode } from '../../shared/schemas/event-outcome.ts';
 import type { EventToAppend } from '../store/events.ts';
 
 /*
  * The statistics projections, derived from events alone (pure): what `appendEvents` writes
  * next to the events, and what `trainyard stats rebuild` replays. Group keys are never null:
- * a missing partition or priority rule is `__default__`, a missing base ref ''.
+ * a missing partition or priority rule is DEFAULT_KEY, a missing base ref ''.
  */
 
-/** Placeholder for a null partition name or a null priority rule name. */
-export const DEFAULT_KEY = '__default__';
+/**
+ * Placeholder for a null partition name or a null priority rule name: the name of the partition
+ * of a queue without partition rules, for priority rules too (the statistics' own key, unlike
+ * the status resource's `default`).
+ */
+export const DEFAULT_KEY = DEFAULT_PARTITION_NAME;
 
 export interface GroupKeys {
   base_ref: string;

@@ -1,4 +1,5 @@
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
+import { DEFAULT_PARTITION_NAME } from '../../../shared/schemas/default-names.ts';
 import {
   mergeQueueStatusQuerySchema,
   mergeQueueStatusSchema,
@@ -32,7 +33,7 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
       // A repository the engine has not run for yet has an empty queue.
       if (stored === null) {
         return {
-          scope_queues: { __default__: [] },
+          scope_queues: { [DEFAULT_PARTITION_NAME]: [] },
           batches: [],
           waiting_pull_requests: [],
           pause: pauseRecord,
@@ -45,7 +46,7 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
         base: request.query.branch ?? repo.defaultBranch,
         now: ctx.now(),
       });
-      if (Object.keys(status.scope_queues).length === 0) status.scope_queues['__default__'] = [];
+      if (Object.keys(status.scope_queues).length === 0) status.scope_queues[DEFAULT_PARTITION_NAME] = [];
       return { ...status, pause: pauseRecord };
     },
   );

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
+import { DEFAULT_PARTITION_NAME } from '../../../../shared/schemas/default-names.ts';
 import type { Batch } from '../../../../shared/schemas/merge-queue.schema.ts';
 import type { TreeNode } from '../../tree-node.ts';
 import { BatchNode } from './batch-node.ts';
-
-export const DEFAULT_SCOPE = '__default__';
 
 /** One partition (or scope) and its batches, head first. */
 export class PartitionNode implements TreeNode {
@@ -15,7 +14,7 @@ export class PartitionNode implements TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const item = new vscode.TreeItem(
-      this.scope === DEFAULT_SCOPE ? 'Queue' : `Partition ${this.scope}`,
+      this.scope === DEFAULT_PARTITION_NAME ? 'Queue' : `Partition ${this.scope}`,
       this.batches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `${this.repository}/scope/${this.scope}`;
