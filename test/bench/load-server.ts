@@ -11,7 +11,7 @@ import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createGithubApp } from '../../app/github/github-app.ts';
 import { openStore } from '../../app/store/database.ts';
-import { EventLoopWatch, type LoopBlock } from '../support/event-loop-watch.ts';
+import { EventLoopWatch, type LoopBlock, trackRequests } from '../support/event-loop-watch.ts';
 
 export interface LoadServerOptions {
   databaseUrl: string;
@@ -69,16 +69,8 @@ await createGithubApp({
 });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 
-const inFlight = new Set<string>();
-app.server.on(
-  'request',
-  (req: { method?: string; url?: string }, res: { once(e: 'close', f: () => void): void }) => {
-    const label = `${req.method} ${(req.url ?? '').slice(0, 120)}`;
-    inFlight.add(label);
-    res.once('close', () => inFlight.delete(label));
-  },
-);
-const loop = new EventLoopWatch(100, () => [...inFlight].slice(0, 4));
+const inFlight = trackRequests(app.server, 120);
+const loop = new EventLoopWatch(100, () => inFlight(4));
 let blocks: LoopBlock[] = [];
 let rssPeak = 0;
 const sampler = setInterval(() => {

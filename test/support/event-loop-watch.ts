@@ -104,6 +104,28 @@ export class EventLoopWatch {
   }
 }
 
+/**
+ * The requests a server has in flight, as `METHOD target` (the target cut at `width`): the
+ * suspects a block's report names.
+ */
+export function trackRequests(
+  server: {
+    on(
+      e: 'request',
+      f: (req: { method?: string; url?: string }, res: { once(e: 'close', f: () => void): void }) => void,
+    ): unknown;
+  },
+  width: number,
+): (count: number) => string[] {
+  const inFlight = new Set<string>();
+  server.on('request', (req, res) => {
+    const label = `${req.method} ${(req.url ?? '').slice(0, width)}`;
+    inFlight.add(label);
+    res.once('close', () => inFlight.delete(label));
+  });
+  return (count) => [...inFlight].slice(0, count);
+}
+
 /** The blocks of a run as report lines. */
 export function describeBlocks(blocks: readonly LoopBlock[]): string {
   return blocks

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
-import { EventLoopWatch } from './event-loop-watch.ts';
+import { EventLoopWatch, trackRequests } from './event-loop-watch.ts';
 import { startFakeGithub } from './fuzz-github.ts';
 import { seedFuzzStore } from './fuzz-seed.ts';
 import { BLOCK_REPORT_MS, type FuzzServerMessage, type FuzzServerOptions } from './fuzz-server.ts';
@@ -41,16 +41,8 @@ const app = await buildServer({
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
 // Which requests were in flight when the loop was blocked: the suspects a report names.
-const inFlight = new Set<string>();
-app.server.on(
-  'request',
-  (req: { method?: string; url?: string }, res: { once(e: 'close', f: () => void): void }) => {
-    const label = `${req.method} ${(req.url ?? '').slice(0, 160)}`;
-    inFlight.add(label);
-    res.once('close', () => inFlight.delete(label));
-  },
-);
-const loop = new EventLoopWatch(BLOCK_REPORT_MS, () => [...inFlight].slice(0, 5));
+const inFlight = trackRequests(app.server, 160);
+const loop = new EventLoopWatch(BLOCK_REPORT_MS, () => inFlight(5));
 
 const beat = setInterval(() => {
   const { maxDelayMs, maxOwnBlockMs } = loop.figures();
