@@ -2,103 +2,91 @@ import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
 import { computeBatchEtas } from './eta.ts';
 import {
-  checkedTitles as checkedAgainst,
-  renderedTitles as renderedMemo,
-  laneTitles as titlesMemo,
+  checkedHeadlines as checkedAgainst,
+  headlines as headlineMemo,
+  laneHeadlines as laneMemo,
 } from './memo.ts';
 import { laneKey } from './ordering.ts';
-import { describeQueuePosition } from './position-band.ts';
+import { queuePositionBand } from './position-band.ts';
 import { findKnownAncestor, recordDerived } from './record-history.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
 
-/** The title of a queued pull request's "Trainyard" check run: where it is and why. */
-export function renderCheckRunTitle(
+/*
+ * The engine does not word check runs: it publishes their facts and the shell words the title
+ * and the summary (app/github/render/check-run.ts). A queued pull request's check run is
+ * published again when the facts its one-line title shows change; those facts are compared as
+ * a headline, a string that is the same exactly when they are, and state.checkRuns keeps the
+ * headline published last (in its `title`).
+ */
+
+/** What the title of a queued pull request's check run shows: where it is and why. */
+function describeHeadline(
   state: QueueState,
   params: { session: Session; position: number; batch: Batch | undefined },
 ): string {
   const { session, position, batch } = params;
-  const paused = state.pause.paused ? 'Queue paused — ' : '';
-  if (batch !== undefined) return `${paused}${describeBatch(batch, session.number)}`;
-  if (session.waitingForAhead !== null) {
-    const ahead = session.waitingForAhead.map((n) => `#${n}`).join(', ');
-    return `${paused}Waiting for ${ahead} to leave the queue (conflict with a pull request ahead)`;
+  const paused = state.pause.paused ? 'paused ' : '';
+  if (batch !== undefined) {
+    if (isMergedIn(batch, session.number)) return `${paused}merged`;
+    return `${paused}${batchPhase(batch)} ${batch.name}`;
   }
-  return `${paused}Waiting in queue ${session.queueName} at position ${describeQueuePosition(position)}`;
+  if (session.waitingForAhead !== null) return `${paused}waiting_for ${session.waitingForAhead.join(',')}`;
+  return `${paused}waiting ${queuePositionBand(position).from} ${session.queueName}`;
 }
 
-function describeBatch(batch: Batch, number: number): string {
-  switch (batch.phase) {
-    case 'bisecting':
-      return `Bisecting ${batch.name} to find the failing pull request`;
-    case 'merging':
-      return batch.merged.includes(number) ? 'Merged' : `Merging with ${batch.name}`;
-    case 'trial':
-      switch (batch.trial.phase) {
-        case 'preparing':
-          return `Preparing the checks of ${batch.name}`;
-        case 'testing':
-          return `Checks running in ${batch.name}`;
-        case 'passed':
-          return `Checks passed in ${batch.name}; waiting for the batches ahead`;
-        case 'failed':
-          return `Checks failed in ${batch.name}; waiting for the batches ahead`;
-      }
-  }
+function isMergedIn(batch: Batch, number: number): boolean {
+  return batch.phase === 'merging' && batch.merged.includes(number);
 }
 
 export interface LaneEntry {
-  title: string;
+  headline: string;
   position: number;
   batch: Batch | undefined;
 }
 
 /**
- * A session's last rendered title and what it depended on (kept in memo.ts): deep in a lane the
- * title only says "over 100", so most titles are reused as they are (the same string) when the
- * lane changes.
+ * A session's last headline and what it depended on (kept in memo.ts): deep in a lane the title
+ * only shows a band of positions, so most headlines are reused as they are (the same string)
+ * when the lane changes.
  */
-export interface RenderedTitle {
-  band: string;
+export interface SessionHeadline {
+  /** The first position of its band while it waits; 0 in a batch. */
+  band: number;
   batch: Batch | undefined;
   paused: boolean;
-  title: string;
+  headline: string;
 }
 
-function renderTitle(
-  state: QueueState,
-  session: Session,
-  position: number,
-  batch: Batch | undefined,
-): string {
-  const band = batch === undefined ? describeQueuePosition(position) : '';
+function headlineOf(state: QueueState, session: Session, position: number, batch: Batch | undefined): string {
+  const band = batch === undefined ? queuePositionBand(position).from : 0;
   const paused = state.pause.paused;
-  const memo = renderedMemo.get(session);
+  const memo = headlineMemo.get(session);
   if (memo !== undefined && memo.band === band && memo.batch === batch && memo.paused === paused) {
-    return memo.title;
+    return memo.headline;
   }
-  const title = renderCheckRunTitle(state, { session, position, batch });
-  renderedMemo.set(session, { band, batch, paused, title });
-  return title;
+  const headline = describeHeadline(state, { session, position, batch });
+  headlineMemo.set(session, { band, batch, paused, headline });
+  return headline;
 }
 
-/** The check run titles of a lane, and what they were made from (kept in memo.ts). */
-export interface LaneTitles {
+/** The headlines of a lane's check runs, and what they were made from (kept in memo.ts). */
+export interface LaneHeadlines {
   sessions: readonly Session[];
   paused: boolean;
   entries: Map<number, LaneEntry>;
 }
 
 /**
- * Titles of the check runs of a lane's pull requests (those whose first partition it is).
+ * Headlines of the check runs of a lane's pull requests (those whose first partition it is).
  * Memoized on the lane and its ordered sessions: a lane nothing happened to costs nothing.
  */
-function computeLaneTitles(
+function computeLaneHeadlines(
   state: QueueState,
   lane: Lane,
   sessions: readonly Session[],
 ): Map<number, LaneEntry> {
-  const memo = titlesMemo.get(lane);
+  const memo = laneMemo.get(lane);
   if (memo !== undefined && memo.sessions === sessions && memo.paused === state.pause.paused)
     return memo.entries;
   // Positions as in orderLane: the embarked in batch order, then the waiting in queue order.
@@ -116,9 +104,9 @@ function computeLaneTitles(
     const at = embarkedAt.get(session.number) ?? ++position;
     if (session.partitions[0] !== lane.partition) continue;
     const batch = batchOf.get(session.number);
-    entries.set(session.number, { title: renderTitle(state, session, at, batch), position: at, batch });
+    entries.set(session.number, { headline: headlineOf(state, session, at, batch), position: at, batch });
   }
-  titlesMemo.set(lane, { sessions, paused: state.pause.paused, entries });
+  laneMemo.set(lane, { sessions, paused: state.pause.paused, entries });
   return entries;
 }
 
@@ -138,30 +126,32 @@ function computeQueuedDetails(
     queueName: session.queueName,
     priorityAlias: session.priorityAlias,
     partitions: session.partitions,
-    position: entry.position,
+    position: queuePositionBand(entry.position),
     batch:
       entry.batch === undefined
         ? null
-        : { name: entry.batch.name, phase: batchPhase(entry.batch), pullRequests: entry.batch.numbers },
+        : {
+            name: entry.batch.name,
+            phase: batchPhase(entry.batch),
+            pullRequests: entry.batch.numbers,
+            merged: isMergedIn(entry.batch, session.number),
+          },
     paused: t.state.pause.paused,
     waitingFor: session.waitingForAhead,
     estimatedMergeAt: eta === null ? null : new Date(eta).toISOString(),
   };
 }
 
-/** The title's prefix while `.github/trainyard.yml` is invalid. */
-export const CONFIG_REJECTED_TITLE = 'Invalid .github/trainyard.yml: the last valid configuration is used';
-
 type Published = QueueState['checkRuns'];
 
 /*
- * At depth, comparing every queued pull request's title with its published one would be the
- * costliest part of a step, though a step changes a few titles. So the record planCheckRuns
- * leaves behind remembers the titles it was checked against (all published in it), and the next
- * step compares only the titles that changed since, and the check runs changed since
+ * At depth, comparing every queued pull request's headline with its published one would be the
+ * costliest part of a step, though a step changes a few. So the record planCheckRuns leaves
+ * behind remembers the headlines it was checked against (all published in it), and the next
+ * step compares only the headlines that changed since, and the check runs changed since
  * (record-history.ts). What a record was checked against is kept in memo.ts.
  */
-export interface CheckedTitles {
+export interface CheckedHeadlines {
   configErrors: QueueState['configErrors'];
   lanes: ReadonlyMap<string, ReadonlyMap<number, LaneEntry>>;
 }
@@ -171,7 +161,7 @@ function putPublished(t: Transition, next: Published, keys: readonly string[]): 
   t.state = { ...t.state, checkRuns: next };
 }
 
-/** Publishes the check run of every queued pull request whose title changed. */
+/** Publishes the check run of every queued pull request whose headline changed. */
 export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
   const changes: Record<string, PublishedCheckRun> = {};
   let changed = false;
@@ -197,33 +187,30 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       );
       return etas.get(batch.id) ?? null;
     };
-    const titles = computeLaneTitles(t.state, lane, sessions);
-    checked.set(key, titles);
+    const headlines = computeLaneHeadlines(t.state, lane, sessions);
+    checked.set(key, headlines);
     const before = last?.value.lanes.get(key);
     const since = last?.changed ?? new Set<string>();
-    if (before === titles && ![...since].some((k) => titles.has(Number(k)))) continue;
-    for (const [number, entry] of titles) {
-      if (before?.get(number)?.title === entry.title && !since.has(String(number))) continue;
-      const title = configErrors === undefined ? entry.title : `${CONFIG_REJECTED_TITLE} — ${entry.title}`;
+    if (before === headlines && ![...since].some((k) => headlines.has(Number(k)))) continue;
+    for (const [number, entry] of headlines) {
+      if (before?.get(number)?.headline === entry.headline && !since.has(String(number))) continue;
+      const headline = configErrors === undefined ? entry.headline : `config_rejected ${entry.headline}`;
       const published = t.state.checkRuns[String(number)];
-      if (published?.title === title) continue;
+      if (published?.title === headline) continue;
       const session = t.state.sessions[String(number)]!;
       const version = (published?.version ?? 0) + 1;
-      const embarked = !entry.title.includes('Waiting in queue') && !entry.title.includes('Waiting for #');
+      const queued = computeQueuedDetails(t, { session, entry, etaOf });
       t.effects.push({
         type: 'publish_check_run',
         key: `publish_check_run:${session.sessionId}:${version}`,
         number,
         headSha: session.headSha,
-        status: embarked ? 'in_progress' : 'queued',
+        status: entry.batch === undefined ? 'queued' : 'in_progress',
         conclusion: null,
-        title,
         details:
-          configErrors === undefined
-            ? computeQueuedDetails(t, { session, entry, etaOf })
-            : { kind: 'config_rejected', errors: configErrors },
+          configErrors === undefined ? queued : { kind: 'config_rejected', errors: configErrors, queued },
       });
-      changes[String(number)] = { title, version };
+      changes[String(number)] = { title: headline, version };
       changed = true;
     }
   }
@@ -239,7 +226,7 @@ export function recordCheckRun(t: Transition, number: number, published: Publish
   putPublished(t, { ...t.state.checkRuns, [String(number)]: published }, [String(number)]);
 }
 
-/** `@trainyard refresh`: publish again at the end of the step. */
+/** `@trainyard refresh`, a configuration change: publish again at the end of the step. */
 export function forgetCheckRunTitle(t: Transition, number: number): void {
   const published = t.state.checkRuns[String(number)];
   if (published !== undefined) recordCheckRun(t, number, { ...published, title: null });

@@ -1,4 +1,6 @@
 import type { ConfigError } from '../config/config-error.ts';
+import type { CommandReceived } from './inputs.ts';
+import type { PositionBand } from './position-band.ts';
 
 /**
  * What the engine asks the shell to do: imperative commands. Each has a stable `key` built from
@@ -74,16 +76,18 @@ export interface FastForwardBase extends Keyed {
   batchId: string;
 }
 
-/** The "Trainyard" check run on a pull request's head: position, batch, ETA, why it waits. */
+/**
+ * The "Trainyard" check run on a pull request's head: position, batch, ETA, why it waits. The
+ * engine gives the facts and the shell words the title and the summary
+ * (app/github/render/check-run.ts). A queued pull request's check run is published again when
+ * the facts its title shows change (check-runs.ts).
+ */
 export interface PublishCheckRun extends Keyed {
   type: 'publish_check_run';
   number: number;
   headSha: string;
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: 'success' | 'failure' | 'neutral' | 'cancelled' | null;
-  /** One line: where the pull request is. The engine publishes again when it changes. */
-  title: string;
-  /** What the summary explains, as data: the shell words it (app/github/render/check-run.ts). */
   details: CheckRunDetails;
 }
 
@@ -97,10 +101,10 @@ export interface QueuedDetails {
   queueName: string;
   priorityAlias: string;
   partitions: string[];
-  /** Place in its first partition's lane, from 1 (embarked pull requests first). */
-  position: number;
-  /** The batch it is tested in; null while it waits. */
-  batch: { name: string; phase: BatchPhase; pullRequests: number[] } | null;
+  /** Place in its first partition's lane (embarked pull requests first), as shown (position-band.ts). */
+  position: PositionBand;
+  /** The batch it is tested in (`merged`: this pull request is merged already); null while it waits. */
+  batch: { name: string; phase: BatchPhase; pullRequests: number[]; merged: boolean } | null;
   paused: boolean;
   /** Waits for these pull requests ahead to leave (it conflicts with them); null otherwise. */
   waitingFor: number[] | null;
@@ -108,6 +112,7 @@ export interface QueuedDetails {
   estimatedMergeAt: string | null;
 }
 
+/** Out of the queue: merged, or left with a leave code and what the event log says of why. */
 export interface LeftDetails {
   kind: 'left';
   merged: boolean;
@@ -115,17 +120,40 @@ export interface LeftDetails {
   detail: string | null;
 }
 
-/** The new configuration is invalid: the last valid one is used. */
+/** The new configuration is invalid: the last valid one is used. The title still says where it is. */
 export interface ConfigRejectedDetails {
   kind: 'config_rejected';
   errors: ConfigError[];
+  queued: QueuedDetails;
 }
 
+/** A reply to a comment addressed to the app, as facts: the shell words it (app/github/render/comment.ts). */
 export interface PostComment extends Keyed {
   type: 'post_comment';
   number: number;
-  body: string;
+  reply: Reply;
 }
+
+export type Reply =
+  /** A command from someone without write access. */
+  | { kind: 'not_authorized'; login: string; command: CommandReceived['command'] }
+  /** `dequeue` of a pull request that is not queued. */
+  | { kind: 'not_in_queue' }
+  /** `queue` or `requeue` of a pull request queued already. */
+  | { kind: 'already_queued'; queueName: string }
+  /** `queue` or `requeue` refused. */
+  | { kind: 'not_queued'; refusal: EntryRefusal }
+  /** A comment the shell could not read as a command: its words (command_not_understood), posted as they are. */
+  | { kind: 'command_not_understood'; text: string };
+
+/** Why a pull request may not enter the queue. */
+export type EntryRefusal =
+  | { kind: 'unknown_rule'; queueName: string; rules: string[] }
+  /** Each queue rule tried, with the labels of its conditions that are not met. */
+  | { kind: 'conditions_not_met'; rules: { name: string; unmet: string[] }[] }
+  /** Nothing to try: no queue rule accepts pull requests automatically. */
+  | { kind: 'no_automatic_rule' }
+  | { kind: 'pull_request_not_seen' };
 
 export interface ReactToComment extends Keyed {
   type: 'react_to_comment';

@@ -2,6 +2,7 @@ import { computeConditionsOutcome, type EvaluationTree } from '../config/conditi
 import type { QueueRule } from '../config/config.schema.ts';
 import { commandEvent } from './batch-events.ts';
 import { forgetCheckRunTitle } from './check-runs.ts';
+import type { EntryRefusal, Reply } from './effects.ts';
 import { computeFacts } from './facts.ts';
 import type { CommandNotUnderstood, CommandReceived, PullRequestSnapshot } from './inputs.ts';
 import { decidePartitions } from './partitions.ts';
@@ -10,8 +11,8 @@ import { emit, enterEvent } from './queue-events.ts';
 import type { Session } from './state.ts';
 import { findSession, putSession, type Transition } from './transition.ts';
 
-/** Whether a pull request may enter, and into which queue rule (or why not, in words). */
-export type EntryDecision = { kind: 'enter'; rule: QueueRule } | { kind: 'refused'; reason: string };
+/** Whether a pull request may enter, and into which queue rule (or why not). */
+export type EntryDecision = { kind: 'enter'; rule: QueueRule } | { kind: 'refused'; refusal: EntryRefusal };
 
 export function decideEntry(
   t: Transition,
@@ -23,33 +24,35 @@ export function decideEntry(
   if (params.queueName !== null) {
     const rule = rules.find((r) => r.name === params.queueName);
     if (rule === undefined) {
-      const names = rules.map((r) => `\`${r.name}\``).join(', ');
+      const names = rules.map((r) => r.name);
       return {
         kind: 'refused',
-        reason: `There is no queue rule named \`${params.queueName}\` (rules: ${names}).`,
+        refusal: { kind: 'unknown_rule', queueName: params.queueName, rules: names },
       };
     }
     const { outcome, evaluation } = computeConditionsOutcome(rule.queue_conditions, facts, t.now);
-    if (outcome === 'fails') return { kind: 'refused', reason: describeFailure(rule, evaluation) };
+    if (outcome === 'fails') return refusedBy([describeUnmet(rule, evaluation)]);
     return { kind: 'enter', rule };
   }
   const candidates = params.automatic ? rules.filter((r) => r.autoqueue) : rules;
-  const failures: string[] = [];
+  const failures: { name: string; unmet: string[] }[] = [];
   for (const rule of candidates) {
     const { outcome, evaluation } = computeConditionsOutcome(rule.queue_conditions, facts, t.now);
     const accepted = outcome === 'passes' || (!params.automatic && outcome === 'pending');
     if (accepted) return { kind: 'enter', rule };
-    failures.push(describeFailure(rule, evaluation));
+    failures.push(describeUnmet(rule, evaluation));
   }
-  return {
-    kind: 'refused',
-    reason: failures.join('\n') || 'No queue rule accepts pull requests automatically.',
-  };
+  return failures.length === 0
+    ? { kind: 'refused', refusal: { kind: 'no_automatic_rule' } }
+    : refusedBy(failures);
 }
 
-function describeFailure(rule: QueueRule, evaluation: EvaluationTree): string {
-  const unmet = collectUnmet(evaluation).map((label) => `- \`${label}\``);
-  return [`The queue conditions of rule \`${rule.name}\` are not met:`, ...unmet].join('\n');
+function refusedBy(rules: { name: string; unmet: string[] }[]): EntryDecision {
+  return { kind: 'refused', refusal: { kind: 'conditions_not_met', rules } };
+}
+
+function describeUnmet(rule: QueueRule, evaluation: EvaluationTree): { name: string; unmet: string[] } {
+  return { name: rule.name, unmet: collectUnmet(evaluation) };
 }
 
 function collectUnmet(tree: EvaluationTree): string[] {
@@ -100,12 +103,7 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
       const session_id = existing?.sessionId ?? null;
       emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id }));
     }
-    reply(
-      t,
-      input,
-      `@${input.author.login} cannot run \`${input.command}\`: merge queue commands need write access to this repository.`,
-      '-1',
-    );
+    reply(t, input, { kind: 'not_authorized', login: input.author.login, command: input.command }, '-1');
     return null;
   }
   if (input.command === 'refresh') {
@@ -123,7 +121,7 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
         { ...meta, session_id: existing?.sessionId ?? null },
       ),
     );
-    if (existing === undefined) reply(t, input, 'This pull request is not in the merge queue.', 'confused');
+    if (existing === undefined) reply(t, input, { kind: 'not_in_queue' }, 'confused');
     else react(t, input, '+1');
     return existing ?? null;
   }
@@ -133,16 +131,16 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
       t,
       commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: existing.sessionId }),
     );
-    reply(t, input, `This pull request is already queued in \`${existing.queueName}\`.`, 'confused');
+    reply(t, input, { kind: 'already_queued', queueName: existing.queueName }, 'confused');
     return null;
   }
   const decision: EntryDecision =
     pr === undefined
-      ? { kind: 'refused', reason: 'Trainyard has not seen this pull request yet; try again in a moment.' }
+      ? { kind: 'refused', refusal: { kind: 'pull_request_not_seen' } }
       : decideEntry(t, pr, { queueName: input.queueName, automatic: false });
   if (decision.kind === 'refused' || pr === undefined) {
     emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: null }));
-    reply(t, input, `Not queued. ${decision.kind === 'refused' ? decision.reason : ''}`, '-1');
+    if (decision.kind === 'refused') reply(t, input, { kind: 'not_queued', refusal: decision.refusal }, '-1');
     return null;
   }
   // The session is opened first so that command.queue can name it; its enter event follows.
@@ -155,7 +153,7 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
 
 /** The shell's answer to a comment it could not read as a command, posted as it is. */
 export function handleCommandNotUnderstood(t: Transition, input: CommandNotUnderstood): void {
-  reply(t, input, input.reply, 'confused');
+  reply(t, input, { kind: 'command_not_understood', text: input.reply }, 'confused');
 }
 
 function react(t: Transition, input: { commentId: number }, content: '+1' | '-1' | 'confused'): void {
@@ -170,7 +168,7 @@ function react(t: Transition, input: { commentId: number }, content: '+1' | '-1'
 function reply(
   t: Transition,
   input: { number: number; commentId: number },
-  body: string,
+  answer: Reply,
   content: '-1' | 'confused',
 ): void {
   react(t, input, content);
@@ -178,6 +176,6 @@ function reply(
     type: 'post_comment',
     key: `post_comment:${input.commentId}`,
     number: input.number,
-    body,
+    reply: answer,
   });
 }

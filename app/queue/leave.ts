@@ -71,7 +71,6 @@ function queueConditionsEvaluation(t: Transition, session: Session): EvaluationT
 
 function publishLeaveCheckRun(t: Transition, session: Session, leave: Leave): void {
   const merged = leave.merged ?? false;
-  const title = merged ? 'Merged by the merge queue' : `Left the queue: ${leave.code}`;
   const version = nextCheckRunVersion(t, session.number);
   t.effects.push({
     type: 'publish_check_run',
@@ -80,7 +79,6 @@ function publishLeaveCheckRun(t: Transition, session: Session, leave: Leave): vo
     headSha: t.state.pullRequests[String(session.number)]?.headSha ?? session.headSha,
     status: 'completed',
     conclusion: merged ? 'success' : leave.code === 'PR_MANUALLY_DEQUEUED' ? 'cancelled' : 'failure',
-    title,
     details: { kind: 'left', merged, code: leave.code, detail: leave.detail ?? null },
   });
 }

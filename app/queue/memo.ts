@@ -1,4 +1,4 @@
-import type { CheckedTitles, LaneTitles, RenderedTitle } from './check-runs.ts';
+import type { CheckedHeadlines, LaneHeadlines, SessionHeadline } from './check-runs.ts';
 import type { LaneOrder } from './ordering.ts';
 import type { RecordLink } from './record-history.ts';
 import type { SummaryMemo } from './sessions-summary.ts';
@@ -47,11 +47,11 @@ export const latestLaneOrder: LatestAnswer<LaneOrder> = {
   },
 };
 
-/** A session → its check run title last rendered, and what the title depended on (check-runs.ts). */
-export const renderedTitles: Memo<Session, RenderedTitle> = new WeakMap<Session, RenderedTitle>();
+/** A session → the headline of its check run (what its title shows), and what it depended on (check-runs.ts). */
+export const headlines: Memo<Session, SessionHeadline> = new WeakMap<Session, SessionHeadline>();
 
-/** A lane → the check run titles of its pull requests, and the lane order they were made from (check-runs.ts). */
-export const laneTitles: Memo<Lane, LaneTitles> = new WeakMap<Lane, LaneTitles>();
+/** A lane → the headlines of its pull requests' check runs, and the lane order they were made from (check-runs.ts). */
+export const laneHeadlines: Memo<Lane, LaneHeadlines> = new WeakMap<Lane, LaneHeadlines>();
 
-/** A published check runs record → the titles it was checked against (check-runs.ts). */
-export const checkedTitles: Memo<object, CheckedTitles> = new WeakMap<object, CheckedTitles>();
+/** A published check runs record → the headlines it was checked against (check-runs.ts). */
+export const checkedHeadlines: Memo<object, CheckedHeadlines> = new WeakMap<object, CheckedHeadlines>();

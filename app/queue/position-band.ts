@@ -4,7 +4,7 @@
  * a lane republished every check run of the lane at every merge: a hundred GitHub writes per
  * merge with a hundred waiting (GitHub's secondary rate limits cap content-creating requests),
  * and the engine's costliest work at depth. With bands, a merge changes about a dozen titles.
- * The exact position stays in the status API.
+ * The exact position stays in the status API. The shell words it (app/github/render/check-run.ts).
  */
 const BANDS: readonly (readonly [number, number])[] = [
   [11, 25],
@@ -12,8 +12,16 @@ const BANDS: readonly (readonly [number, number])[] = [
   [51, 100],
 ];
 
-export function describeQueuePosition(position: number): string {
-  if (position <= 10) return String(position);
+/** Positions `from` to `to` (the same for an exact one); `to` null: beyond the last band. */
+export interface PositionBand {
+  from: number;
+  to: number | null;
+}
+
+export function queuePositionBand(position: number): PositionBand {
+  if (position <= 10) return { from: position, to: position };
   const band = BANDS.find(([from, to]) => position >= from && position <= to);
-  return band === undefined ? `over ${BANDS[BANDS.length - 1]![1]}` : `${band[0]}–${band[1]}`;
+  return band === undefined
+    ? { from: BANDS[BANDS.length - 1]![1] + 1, to: null }
+    : { from: band[0], to: band[1] };
 }

@@ -188,9 +188,9 @@ describe('the engine is pure', () => {
       'keeps a module-level new WeakMap() (sessionSizeKeys)',
       'keeps a module-level new WeakMap() (laneOrders)',
       'keeps module-level state in a variable (latestOrder)',
-      'keeps a module-level new WeakMap() (renderedTitles)',
-      'keeps a module-level new WeakMap() (laneTitles)',
-      'keeps a module-level new WeakMap() (checkedTitles)',
+      'keeps a module-level new WeakMap() (headlines)',
+      'keeps a module-level new WeakMap() (laneHeadlines)',
+      'keeps a module-level new WeakMap() (checkedHeadlines)',
     ]);
   });
 

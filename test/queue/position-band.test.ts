@@ -1,24 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { renderCheckRunTitle } from '../../app/github/render/check-run.ts';
 import { createSeededIdSource } from '../../app/queue/ids.ts';
 import { orderLane } from '../../app/queue/ordering.ts';
-import { describeQueuePosition } from '../../app/queue/position-band.ts';
+import { queuePositionBand } from '../../app/queue/position-band.ts';
 import { step } from '../../app/queue/step.ts';
 import { buildLargeState, LARGE_STATE_TIME, largeStateAuthor } from '../support/large-state.ts';
 
 describe('queue positions on check runs', () => {
   it('are exact among the first ten of a lane, then by bands', () => {
-    const shown = [1, 10, 11, 25, 26, 50, 51, 100, 101, 4000].map(describeQueuePosition);
+    const shown = [1, 10, 11, 25, 26, 50, 51, 100, 101, 4000].map(queuePositionBand);
     expect(shown).toEqual([
-      '1',
-      '10',
-      '11–25',
-      '11–25',
-      '26–50',
-      '26–50',
-      '51–100',
-      '51–100',
-      'over 100',
-      'over 100',
+      { from: 1, to: 1 },
+      { from: 10, to: 10 },
+      { from: 11, to: 25 },
+      { from: 11, to: 25 },
+      { from: 26, to: 50 },
+      { from: 26, to: 50 },
+      { from: 51, to: 100 },
+      { from: 51, to: 100 },
+      { from: 101, to: null },
+      { from: 101, to: null },
     ]);
   });
 
@@ -46,7 +47,9 @@ describe('queue positions on check runs', () => {
     // Everyone behind moved up by one (39 pull requests); only band boundaries change a title:
     // position 26 → 25 and 51 → 50, and the leaving one's own check run.
     const behind = order.slice(21).map(String);
-    const titles = republished.filter((e) => behind.includes(String(e.number))).map((e) => e.title);
+    const titles = republished
+      .filter((e) => behind.includes(String(e.number)))
+      .map((e) => renderCheckRunTitle(e.details));
     expect(titles).toEqual([
       'Waiting in queue default at position 11–25',
       'Waiting in queue default at position 26–50',

@@ -35,7 +35,7 @@ async function freshRepo(db = store.db): Promise<string> {
   return (await ensureRepository(db, { owner: 'acme', name: `outbox-${repoCount}` })).id;
 }
 
-const comment = (key: string): Effect => postComment({ key, body: `comment ${key}` });
+const comment = (key: string): Effect => postComment({ key });
 
 function enqueue(repositoryId: string, keys: string[], now = t0, db = store.db) {
   return inRepositoryTransaction(db, repositoryId, (tx) =>

@@ -85,13 +85,12 @@ export function publishCheckRun(overrides: Partial<PublishCheckRun> = {}): Publi
     headSha: 'pr-3-head',
     status: 'queued',
     conclusion: null,
-    title: 'Waiting in queue default at position 2',
     details: {
       kind: 'queued',
       queueName: 'default',
       priorityAlias: 'medium',
       partitions: ['__default__'],
-      position: 2,
+      position: { from: 2, to: 2 },
       batch: null,
       paused: false,
       waitingFor: null,
@@ -106,7 +105,7 @@ export function postComment(overrides: Partial<PostComment> = {}): PostComment {
     type: 'post_comment',
     key: 'post_comment:session-3:queued',
     number: 3,
-    body: 'Queued in `default` at position 2.',
+    reply: { kind: 'already_queued', queueName: 'default' },
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import type { PostComment } from '../../queue/effects.ts';
 import type { QueueInput } from '../../queue/inputs.ts';
 import type { RepositoryClient } from '../client.ts';
+import { renderReply } from '../render/comment.ts';
 
 /**
  * Posts the comment once. Its body carries the effect's key in an HTML comment (invisible on
@@ -13,6 +14,6 @@ export async function executePostComment(
   const marker = `<!-- trainyard:${effect.key.replaceAll('--', '- -')} -->`;
   const comments = await client.listComments(effect.number);
   if (comments.some((comment) => comment.body.includes(marker))) return [];
-  await client.createComment({ number: effect.number, body: `${effect.body}\n\n${marker}` });
+  await client.createComment({ number: effect.number, body: `${renderReply(effect.reply)}\n\n${marker}` });
   return [];
 }

@@ -2,6 +2,7 @@ import type { PrepareTestBranch } from '../../queue/effects.ts';
 import type { QueueInput, TestBranchFailure } from '../../queue/inputs.ts';
 import type { RepositoryClient } from '../client.ts';
 import { GithubRequestError, isTransientGithubError, MergeConflictError, NotFoundError } from '../errors.ts';
+import { renderMergeMessage } from '../render/test-branch.ts';
 import { isOwnBranch, isOwnDraft, type Ownership, workBranchOf } from './ownership.ts';
 
 /**
@@ -66,7 +67,7 @@ async function buildTestCommit(
       sha = await client.mergeIntoBranch({
         branch: work,
         head,
-        message: mergeMessage(effect, pullRequest.number, head),
+        message: renderMergeMessage(effect, { number: pullRequest.number, head }),
       });
     } catch (error) {
       if (isTransientGithubError(error) || !(error instanceof GithubRequestError)) throw error;
@@ -85,12 +86,6 @@ async function buildTestCommit(
   await client.setBranch(effect.branch, sha);
   await client.deleteBranch(work);
   return sha;
-}
-
-/** Names the pull request merged and the batch it is tested in, for whoever reads the branch's log. */
-function mergeMessage(effect: PrepareTestBranch, number: number, head: string): string {
-  const all = effect.pullRequests.map((p) => `#${p.number}`).join(', ');
-  return `Merge #${number} (${head.slice(0, 12)}) into ${effect.branch}\n\nTrainyard batch ${effect.batchId}, attempt ${effect.attempt}: ${all} on ${effect.base}.`;
 }
 
 /** How GitHub words a head branch it cannot see yet (422 on POST /pulls). */

@@ -1,7 +1,7 @@
 import type { PublishCheckRun } from '../../queue/effects.ts';
 import type { QueueInput } from '../../queue/inputs.ts';
 import type { RepositoryClient } from '../client.ts';
-import { renderCheckRunSummary } from '../render/check-run.ts';
+import { renderCheckRunSummary, renderCheckRunTitle } from '../render/check-run.ts';
 
 /** The name of the check run Trainyard keeps on each queued pull request's head. */
 export const CHECK_RUN_NAME = 'Trainyard';
@@ -16,7 +16,7 @@ export async function executePublishCheckRun(
     headSha: effect.headSha,
     status: effect.status,
     conclusion: effect.conclusion,
-    title: effect.title,
+    title: renderCheckRunTitle(effect.details),
     summary: renderCheckRunSummary(effect.details),
   });
   return [];

@@ -5,13 +5,26 @@ import type {
   LeftDetails,
   QueuedDetails,
 } from '../../queue/effects.ts';
-import { describeQueuePosition } from '../../queue/position-band.ts';
+import type { PositionBand } from '../../queue/position-band.ts';
 
 /*
- * The summary of the "Trainyard" check run (STYLE.md G11), from the facts the engine decided:
- * where the pull request is, what it is tested with, when it should merge and why it waits.
- * The one-line title is the engine's (it publishes again when that line changes).
+ * The words of the "Trainyard" check run, from the facts the engine decided: a one-line title
+ * (where the pull request is) and a summary (what it is tested with, when it should merge and
+ * why it waits). Facts first, in plain sentences; no pretend-human chatter. The engine publishes
+ * again when the facts the title shows change, so the title shows nothing the engine does not
+ * compare (app/queue/check-runs.ts).
  */
+
+export function renderCheckRunTitle(details: CheckRunDetails): string {
+  switch (details.kind) {
+    case 'queued':
+      return renderQueuedTitle(details);
+    case 'left':
+      return details.merged ? 'Merged by the merge queue' : `Left the queue: ${details.code}`;
+    case 'config_rejected':
+      return `Invalid .github/trainyard.yml: the last valid configuration is used — ${renderQueuedTitle(details.queued)}`;
+  }
+}
 
 export function renderCheckRunSummary(details: CheckRunDetails): string {
   switch (details.kind) {
@@ -23,6 +36,26 @@ export function renderCheckRunSummary(details: CheckRunDetails): string {
       return renderConfigRejected(details);
   }
 }
+
+function renderQueuedTitle(details: QueuedDetails): string {
+  const paused = details.paused ? 'Queue paused — ' : '';
+  const { batch } = details;
+  if (batch !== null) return `${paused}${batch.merged ? 'Merged' : BATCH_TITLE[batch.phase](batch.name)}`;
+  if (details.waitingFor !== null) {
+    const ahead = details.waitingFor.map((n) => `#${n}`).join(', ');
+    return `${paused}Waiting for ${ahead} to leave the queue (conflict with a pull request ahead)`;
+  }
+  return `${paused}Waiting in queue ${details.queueName} at position ${renderPosition(details.position)}`;
+}
+
+const BATCH_TITLE: Record<BatchPhase, (name: string) => string> = {
+  preparing: (name) => `Preparing the checks of ${name}`,
+  testing: (name) => `Checks running in ${name}`,
+  passed: (name) => `Checks passed in ${name}; waiting for the batches ahead`,
+  failed: (name) => `Checks failed in ${name}; waiting for the batches ahead`,
+  bisecting: (name) => `Bisecting ${name} to find the failing pull request`,
+  merging: (name) => `Merging with ${name}`,
+};
 
 const PHASE: Record<BatchPhase, string> = {
   preparing: 'its test branch is being prepared',
@@ -37,7 +70,7 @@ function renderQueued(details: QueuedDetails): string {
   const lines: string[] = [];
   const partitions = details.partitions.map((p) => `\`${p}\``).join(', ');
   lines.push(
-    `Position ${describeQueuePosition(details.position)} in queue \`${details.queueName}\` (priority ${details.priorityAlias}, ${details.partitions.length > 1 ? 'partitions' : 'partition'} ${partitions}).`,
+    `Position ${renderPosition(details.position)} in queue \`${details.queueName}\` (priority ${details.priorityAlias}, ${details.partitions.length > 1 ? 'partitions' : 'partition'} ${partitions}).`,
   );
   if (details.batch !== null) {
     const prs = details.batch.pullRequests.map((n) => `#${n}`).join(', ');
@@ -86,6 +119,12 @@ function renderConfigRejected(details: ConfigRejectedDetails): string {
     '',
     ...errors,
   ].join('\n');
+}
+
+/** `3`, `11–25`, `over 100`. */
+function renderPosition(position: PositionBand): string {
+  if (position.to === null) return `over ${position.from - 1}`;
+  return position.from === position.to ? String(position.from) : `${position.from}–${position.to}`;
 }
 
 /** `2026-11-02T14:20:00.000Z` → `2026-11-02 14:20 UTC`: the same for every reader, whatever their locale. */

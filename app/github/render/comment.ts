@@ -1,9 +1,48 @@
+import type { EntryRefusal, Reply } from '../../queue/effects.ts';
 import type { CommandName, CommandProblem } from '../commands/parse-command.ts';
 
 /*
- * Replies the shell words itself (STYLE.md G11): to a comment addressed to the app that is not
- * a command. Facts first, then what would work; no pretend-human chatter.
+ * The words of the app's replies to comments addressed to it: the engine's answers to commands
+ * (from the facts of a post_comment effect) and the shell's own to a comment that is not a
+ * command. Facts first, then what would work; no pretend-human chatter.
  */
+
+export function renderReply(reply: Reply): string {
+  switch (reply.kind) {
+    case 'not_authorized':
+      return `@${reply.login} cannot run \`${reply.command}\`: merge queue commands need write access to this repository.`;
+    case 'not_in_queue':
+      return 'This pull request is not in the merge queue.';
+    case 'already_queued':
+      return `This pull request is already queued in \`${reply.queueName}\`.`;
+    case 'not_queued':
+      return `Not queued. ${renderRefusal(reply.refusal)}`;
+    case 'command_not_understood':
+      return reply.text;
+  }
+}
+
+function renderRefusal(refusal: EntryRefusal): string {
+  switch (refusal.kind) {
+    case 'unknown_rule': {
+      const names = refusal.rules.map((name) => `\`${name}\``).join(', ');
+      return `There is no queue rule named \`${refusal.queueName}\` (rules: ${names}).`;
+    }
+    case 'conditions_not_met':
+      return refusal.rules
+        .map(({ name, unmet }) =>
+          [
+            `The queue conditions of rule \`${name}\` are not met:`,
+            ...unmet.map((label) => `- \`${label}\``),
+          ].join('\n'),
+        )
+        .join('\n');
+    case 'no_automatic_rule':
+      return 'No queue rule accepts pull requests automatically.';
+    case 'pull_request_not_seen':
+      return 'Trainyard has not seen this pull request yet; try again in a moment.';
+  }
+}
 
 const USAGE: Record<CommandName, { args: string; does: string }> = {
   queue: {
@@ -15,6 +54,7 @@ const USAGE: Record<CommandName, { args: string; does: string }> = {
   refresh: { args: '', does: 'publish its Trainyard check run again' },
 };
 
+/** The shell's answer to a comment addressed to the app that is not a command, with the commands. */
 export function renderCommandProblem(problem: CommandProblem, params: { appSlug: string }): string {
   return `${renderProblem(problem, params.appSlug)}\n\n${renderCommandList(params.appSlug)}`;
 }

@@ -7,7 +7,7 @@ import { nockCreateComment, nockListComments } from '../../support/nock/issues.t
 const github = useGithubNock();
 
 describe('post_comment', () => {
-  it('posts the body with the effect key hidden in it', async () => {
+  it("posts the reply, in the shell's words, with the effect key hidden in it", async () => {
     nockListComments(github, { number: 3, pages: [[{ id: 1, body: 'Looks good' }]] });
     nockCreateComment(github, { number: 3, id: 2 });
 
@@ -21,7 +21,7 @@ describe('post_comment', () => {
         },
         {
           "body": {
-            "body": "Queued in \`default\` at position 2.
+            "body": "This pull request is already queued in \`default\`.
 
       <!-- trainyard:post_comment:session-3:queued -->",
           },
@@ -41,7 +41,7 @@ describe('post_comment', () => {
         [
           {
             id: 2,
-            body: 'Queued in `default` at position 2.\n\n<!-- trainyard:post_comment:session-3:queued -->',
+            body: 'This pull request is already queued in `default`.\n\n<!-- trainyard:post_comment:session-3:queued -->',
           },
         ],
       ],

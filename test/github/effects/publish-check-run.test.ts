@@ -55,7 +55,6 @@ describe('publish_check_run', () => {
       publishCheckRun({
         status: 'completed',
         conclusion: 'success',
-        title: 'Merged by the merge queue',
         details: { kind: 'left', merged: true, code: 'PR_MERGED', detail: null },
       }),
       github.client(undefined, { appId: APP_ID }),

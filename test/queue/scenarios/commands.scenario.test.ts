@@ -104,7 +104,9 @@ describe('comment commands and who may run them', () => {
       "
     `);
     const comment = s.log.at(-1)!.effects.find((e) => e.type === 'post_comment');
-    expect(comment).toMatchObject({ body: 'Unknown command `merge`.\n\nCommands: …' });
+    expect(comment).toMatchObject({
+      reply: { kind: 'command_not_understood', text: 'Unknown command `merge`.\n\nCommands: …' },
+    });
     expect(s.state.sessions).toEqual(before.sessions);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { renderReply } from '../../../app/github/render/comment.ts';
 import type { NewEventOf } from '../../../shared/schemas/event.schema.ts';
 import { scenario } from '../support/scenario.ts';
 
@@ -77,7 +78,7 @@ describe('the life of a pull request', () => {
     `);
     const comment = s.effects('post_comment')[0];
     expect(comment).toMatchObject({ number: 1 });
-    expect(comment?.type === 'post_comment' && comment.body).toMatchInlineSnapshot(`
+    expect(comment?.type === 'post_comment' && renderReply(comment.reply)).toMatchInlineSnapshot(`
       "Not queued. The queue conditions of rule \`default\` are not met:
       - \`label=ready\`
       - \`#approved-reviews-by>=2\`"
@@ -89,7 +90,7 @@ describe('the life of a pull request', () => {
     const s = scenario();
     s.open(1).command(1, 'queue', 'fast');
     const comment = s.effects('post_comment')[0];
-    expect(comment?.type === 'post_comment' && comment.body).toBe(
+    expect(comment?.type === 'post_comment' && renderReply(comment.reply)).toBe(
       'Not queued. There is no queue rule named `fast` (rules: `default`).',
     );
   });
@@ -214,14 +215,18 @@ describe('the life of a pull request', () => {
       queueName: 'default',
       priorityAlias: 'medium',
       partitions: ['__default__'],
-      position: 2,
-      batch: { name: 'batch-1', phase: 'testing', pullRequests: [1, 2] },
+      position: { from: 2, to: 2 },
+      batch: { name: 'batch-1', phase: 'testing', pullRequests: [1, 2], merged: false },
       paused: false,
       waitingFor: null,
       // Started at 0s, and no CI duration seen yet: the default 10 minutes.
       estimatedMergeAt: '2026-11-02T09:10:00.000Z',
     });
-    expect(latest.get(3)).toMatchObject({ position: 3, batch: null, estimatedMergeAt: null });
+    expect(latest.get(3)).toMatchObject({
+      position: { from: 3, to: 3 },
+      batch: null,
+      estimatedMergeAt: null,
+    });
   });
 
   it('a lone pull request with one parallel check and no retries is tested in place', () => {

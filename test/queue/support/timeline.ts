@@ -1,8 +1,13 @@
+import { renderCheckRunTitle } from '../../../app/github/render/check-run.ts';
+import { renderReply } from '../../../app/github/render/comment.ts';
 import type { Effect } from '../../../app/queue/effects.ts';
 import type { QueueInput } from '../../../app/queue/inputs.ts';
 import type { NewEvent } from '../../../shared/schemas/event.schema.ts';
 
-/* One line per input, effect and event: what a reviewer needs to follow a scenario in a diff. */
+/*
+ * One line per input, effect and event: what a reviewer needs to follow a scenario in a diff.
+ * Check runs and comments read as GitHub shows them (their first line), in the shell's words.
+ */
 
 export function renderOffset(ms: number): string {
   if (ms === 0) return '0s';
@@ -83,9 +88,9 @@ export function renderEffect(effect: Effect, names: ReadonlyMap<string, string>,
     case 'fast_forward_base':
       return `→ fast_forward_base ${effect.base} to ${effect.sha} [${prs(effect.numbers)}]`;
     case 'publish_check_run':
-      return `→ check_run #${effect.number} ${effect.status}: ${effect.title}`;
+      return `→ check_run #${effect.number} ${effect.status}: ${renderCheckRunTitle(effect.details)}`;
     case 'post_comment':
-      return `→ comment #${effect.number}: ${effect.body.split('\n')[0]}`;
+      return `→ comment #${effect.number}: ${renderReply(effect.reply).split('\n')[0]}`;
     case 'react_to_comment':
       return `→ react ${effect.content}`;
     case 'cancel_checks':

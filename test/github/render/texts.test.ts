@@ -1,0 +1,434 @@
+import { describe, expect, it } from 'vitest';
+import { renderCheckRunSummary, renderCheckRunTitle } from '../../../app/github/render/check-run.ts';
+import { renderCommandProblem, renderReply } from '../../../app/github/render/comment.ts';
+import { renderMergeMessage } from '../../../app/github/render/test-branch.ts';
+import type { BatchPhase, CheckRunDetails, QueuedDetails } from '../../../app/queue/effects.ts';
+
+/*
+ * Every text the app writes on GitHub, rendered from representative facts (app/github/render/):
+ * the "Trainyard" check run's title and summary, the replies to comments addressed to the app,
+ * the merge commits of test branches. A change of wording shows here as a diff.
+ */
+
+function checkRun(details: CheckRunDetails): { title: string; summary: string } {
+  return { title: renderCheckRunTitle(details), summary: renderCheckRunSummary(details) };
+}
+
+const waiting: QueuedDetails = {
+  kind: 'queued',
+  queueName: 'default',
+  priorityAlias: 'medium',
+  partitions: ['__default__'],
+  position: { from: 3, to: 3 },
+  batch: null,
+  paused: false,
+  waitingFor: null,
+  estimatedMergeAt: null,
+};
+
+const embarked: QueuedDetails = {
+  ...waiting,
+  position: { from: 2, to: 2 },
+  batch: { name: 'batch-12', phase: 'testing', pullRequests: [4, 7], merged: false },
+  estimatedMergeAt: '2026-11-02T14:20:00.000Z',
+};
+
+describe('the Trainyard check run of a queued pull request', () => {
+  it('waiting for a batch', () => {
+    expect(checkRun(waiting)).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Waiting for a batch: the pull requests ahead are tested first.",
+        "title": "Waiting in queue default at position 3",
+      }
+    `);
+  });
+
+  it('deep in a lane: a band of positions (published again only when the band changes)', () => {
+    expect(checkRun({ ...waiting, position: { from: 26, to: 50 } })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 26–50 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Waiting for a batch: the pull requests ahead are tested first.",
+        "title": "Waiting in queue default at position 26–50",
+      }
+    `);
+  });
+
+  it('beyond the last band', () => {
+    expect(renderCheckRunTitle({ ...waiting, position: { from: 101, to: null } })).toMatchInlineSnapshot(
+      `"Waiting in queue default at position over 100"`,
+    );
+  });
+
+  it('in several partitions, with a priority rule', () => {
+    expect(
+      renderCheckRunSummary({ ...waiting, priorityAlias: 'high', partitions: ['web', 'api'] }),
+    ).toMatchInlineSnapshot(`
+      "Position 3 in queue \`default\` (priority high, partitions \`web\`, \`api\`).
+
+      Waiting for a batch: the pull requests ahead are tested first."
+    `);
+  });
+
+  it('waiting for a conflicting pull request ahead', () => {
+    expect(checkRun({ ...waiting, waitingFor: [4] })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Waiting for #4 to merge or leave the queue: it conflicts with it.",
+        "title": "Waiting for #4 to leave the queue (conflict with a pull request ahead)",
+      }
+    `);
+  });
+
+  it('waiting for several', () => {
+    expect(checkRun({ ...waiting, waitingFor: [4, 9] })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Waiting for #4, #9 to merge or leave the queue: it conflicts with them.",
+        "title": "Waiting for #4, #9 to leave the queue (conflict with a pull request ahead)",
+      }
+    `);
+  });
+
+  it('tested in a batch, in each phase, with its estimated merge time', () => {
+    const phases: BatchPhase[] = ['preparing', 'testing', 'passed', 'failed', 'bisecting', 'merging'];
+    const shown = Object.fromEntries(
+      phases.map((phase) => [phase, checkRun({ ...embarked, batch: { ...embarked.batch!, phase } })]),
+    );
+    expect(shown).toMatchInlineSnapshot(`
+      {
+        "bisecting": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks failed; it is being split to find the failing pull request.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Bisecting batch-12 to find the failing pull request",
+        },
+        "failed": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks failed; waiting for the batches ahead before it is split.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Checks failed in batch-12; waiting for the batches ahead",
+        },
+        "merging": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: merging.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Merging with batch-12",
+        },
+        "passed": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks passed; it merges after the batches ahead.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Checks passed in batch-12; waiting for the batches ahead",
+        },
+        "preparing": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: its test branch is being prepared.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Preparing the checks of batch-12",
+        },
+        "testing": {
+          "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks are running.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+          "title": "Checks running in batch-12",
+        },
+      }
+    `);
+  });
+
+  it('merged already, while its batch merges the rest', () => {
+    expect(
+      renderCheckRunTitle({ ...embarked, batch: { ...embarked.batch!, phase: 'merging', merged: true } }),
+    ).toMatchInlineSnapshot(`"Merged"`);
+  });
+
+  it('paused, waiting', () => {
+    expect(checkRun({ ...waiting, paused: true })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      The merge queue is paused: no batch starts and nothing merges until it is unpaused.",
+        "title": "Queue paused — Waiting in queue default at position 3",
+      }
+    `);
+  });
+
+  it('paused, in a batch', () => {
+    expect(checkRun({ ...embarked, paused: true, estimatedMergeAt: null })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks are running.
+
+      The merge queue is paused: no batch starts and nothing merges until it is unpaused.",
+        "title": "Queue paused — Checks running in batch-12",
+      }
+    `);
+  });
+
+  it('paused, waiting for a conflicting pull request ahead', () => {
+    expect(checkRun({ ...waiting, paused: true, waitingFor: [4] })).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      The merge queue is paused: no batch starts and nothing merges until it is unpaused.
+
+      Waiting for #4 to merge or leave the queue: it conflicts with it.",
+        "title": "Queue paused — Waiting for #4 to leave the queue (conflict with a pull request ahead)",
+      }
+    `);
+  });
+
+  it('while .github/trainyard.yml is invalid: each error with where it is', () => {
+    expect(
+      checkRun({
+        kind: 'config_rejected',
+        queued: waiting,
+        errors: [
+          { path: '', message: 'invalid YAML: bad indentation', line: 2, column: 3 },
+          {
+            path: 'queue_rules[0].batch_size',
+            message: 'expected an integer from 1 to 128, found 0',
+            line: 3,
+            column: 17,
+          },
+          { path: 'merge_queue', message: 'expected a mapping, found a list', line: 5 },
+          { path: 'merge_queue', message: 'expected a mapping, found a list' },
+        ],
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "\`.github/trainyard.yml\` on the default branch is invalid, so the last valid configuration is used until it is fixed:
+
+      - (line 2, column 3): invalid YAML: bad indentation
+      - \`queue_rules[0].batch_size\` (line 3, column 17): expected an integer from 1 to 128, found 0
+      - \`merge_queue\` (line 5): expected a mapping, found a list
+      - \`merge_queue\`: expected a mapping, found a list",
+        "title": "Invalid .github/trainyard.yml: the last valid configuration is used — Waiting in queue default at position 3",
+      }
+    `);
+  });
+
+  it('while .github/trainyard.yml is invalid, in a batch', () => {
+    expect(
+      renderCheckRunTitle({
+        kind: 'config_rejected',
+        queued: embarked,
+        errors: [{ path: '', message: 'invalid YAML' }],
+      }),
+    ).toMatchInlineSnapshot(
+      `"Invalid .github/trainyard.yml: the last valid configuration is used — Checks running in batch-12"`,
+    );
+  });
+});
+
+describe('the Trainyard check run of a pull request out of the queue', () => {
+  it('merged', () => {
+    expect(checkRun({ kind: 'left', merged: true, code: 'PR_MERGED', detail: null })).toMatchInlineSnapshot(`
+      {
+        "summary": "Merged by the merge queue.",
+        "title": "Merged by the merge queue",
+      }
+    `);
+  });
+
+  it('left, with why', () => {
+    expect(
+      checkRun({ kind: 'left', merged: false, code: 'PR_MANUALLY_DEQUEUED', detail: 'dequeued by @alice' }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Left the queue (\`PR_MANUALLY_DEQUEUED\`): dequeued by @alice.",
+        "title": "Left the queue: PR_MANUALLY_DEQUEUED",
+      }
+    `);
+  });
+
+  it('left, without a detail', () => {
+    expect(
+      checkRun({ kind: 'left', merged: false, code: 'CHECKS_FAILED', detail: null }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Left the queue (\`CHECKS_FAILED\`).",
+        "title": "Left the queue: CHECKS_FAILED",
+      }
+    `);
+  });
+});
+
+describe('replies to commands', () => {
+  it('from someone without write access', () => {
+    expect(renderReply({ kind: 'not_authorized', login: 'mallory', command: 'queue' })).toMatchInlineSnapshot(
+      `"@mallory cannot run \`queue\`: merge queue commands need write access to this repository."`,
+    );
+  });
+
+  it('dequeue of a pull request that is not queued', () => {
+    expect(renderReply({ kind: 'not_in_queue' })).toMatchInlineSnapshot(
+      `"This pull request is not in the merge queue."`,
+    );
+  });
+
+  it('queue of a pull request queued already', () => {
+    expect(renderReply({ kind: 'already_queued', queueName: 'default' })).toMatchInlineSnapshot(
+      `"This pull request is already queued in \`default\`."`,
+    );
+  });
+
+  it('queue in a rule that does not exist', () => {
+    expect(
+      renderReply({
+        kind: 'not_queued',
+        refusal: { kind: 'unknown_rule', queueName: 'fast', rules: ['default', 'hotfix'] },
+      }),
+    ).toMatchInlineSnapshot(
+      `"Not queued. There is no queue rule named \`fast\` (rules: \`default\`, \`hotfix\`)."`,
+    );
+  });
+
+  it('queue when the conditions of a rule are not met', () => {
+    expect(
+      renderReply({
+        kind: 'not_queued',
+        refusal: {
+          kind: 'conditions_not_met',
+          rules: [{ name: 'default', unmet: ['label=ready', '#approved-reviews-by>=2'] }],
+        },
+      }),
+    ).toMatchInlineSnapshot(`
+      "Not queued. The queue conditions of rule \`default\` are not met:
+      - \`label=ready\`
+      - \`#approved-reviews-by>=2\`"
+    `);
+  });
+
+  it('queue when no rule accepts it', () => {
+    expect(
+      renderReply({
+        kind: 'not_queued',
+        refusal: {
+          kind: 'conditions_not_met',
+          rules: [
+            { name: 'default', unmet: ['label=ready'] },
+            { name: 'hotfix', unmet: ['label=hotfix', 'base=release'] },
+          ],
+        },
+      }),
+    ).toMatchInlineSnapshot(`
+      "Not queued. The queue conditions of rule \`default\` are not met:
+      - \`label=ready\`
+      The queue conditions of rule \`hotfix\` are not met:
+      - \`label=hotfix\`
+      - \`base=release\`"
+    `);
+  });
+
+  it('queue with no queue rule to try', () => {
+    expect(renderReply({ kind: 'not_queued', refusal: { kind: 'no_automatic_rule' } })).toMatchInlineSnapshot(
+      `"Not queued. No queue rule accepts pull requests automatically."`,
+    );
+  });
+
+  it('queue of a pull request the app has not seen yet', () => {
+    expect(
+      renderReply({ kind: 'not_queued', refusal: { kind: 'pull_request_not_seen' } }),
+    ).toMatchInlineSnapshot(
+      `"Not queued. Trainyard has not seen this pull request yet; try again in a moment."`,
+    );
+  });
+
+  it("a comment that is not a command: the shell's words, as they are", () => {
+    const text = renderCommandProblem({ kind: 'missing_command' }, { appSlug: 'trainyard' });
+    expect(renderReply({ kind: 'command_not_understood', text })).toBe(text);
+  });
+});
+
+describe('replies to comments that are not commands', () => {
+  const slug = { appSlug: 'trainyard' };
+
+  it('the mention alone, with the commands', () => {
+    expect(renderCommandProblem({ kind: 'missing_command' }, slug)).toMatchInlineSnapshot(`
+      "\`@trainyard\` needs a command.
+
+      Commands:
+      - \`@trainyard queue [rule]\`: queue this pull request (in \`rule\`, or the first queue rule that accepts it)
+      - \`@trainyard dequeue\`: take it out of the queue
+      - \`@trainyard requeue [rule]\`: queue it again after it left the queue
+      - \`@trainyard refresh\`: publish its Trainyard check run again"
+    `);
+  });
+
+  it('an unknown word with a likely meaning', () => {
+    const problem = { kind: 'unknown_command', word: 'queu', suggestion: 'queue' } as const;
+    expect(renderCommandProblem(problem, slug).split('\n')[0]).toMatchInlineSnapshot(
+      `"\`queu\` is not a command. Did you mean \`@trainyard queue\`?"`,
+    );
+  });
+
+  it('an unknown word without one', () => {
+    const problem = { kind: 'unknown_command', word: 'merge', suggestion: null } as const;
+    expect(renderCommandProblem(problem, slug).split('\n')[0]).toMatchInlineSnapshot(
+      `"\`merge\` is not a command."`,
+    );
+  });
+
+  it('an argument to a command that takes none', () => {
+    const problem = { kind: 'unexpected_argument', command: 'refresh', argument: 'now' } as const;
+    expect(renderCommandProblem(problem, slug).split('\n')[0]).toMatchInlineSnapshot(
+      `"\`refresh\` takes no argument: \`now\` is one too many."`,
+    );
+  });
+
+  it('a second argument to queue', () => {
+    const problem = { kind: 'unexpected_argument', command: 'queue', argument: 'please' } as const;
+    expect(renderCommandProblem(problem, slug).split('\n')[0]).toMatchInlineSnapshot(
+      `"\`queue\` takes one argument, a queue rule name: \`please\` is one too many."`,
+    );
+  });
+
+  it("the commands are listed with the app's own slug", () => {
+    const reply = renderCommandProblem({ kind: 'missing_command' }, { appSlug: 'merge-train' });
+    expect(reply).toContain('- `@merge-train dequeue`: take it out of the queue');
+    expect(reply).not.toContain('@trainyard');
+  });
+});
+
+describe('merge commits on a test branch', () => {
+  it('name the pull request merged and the batch', () => {
+    expect(
+      renderMergeMessage(
+        {
+          branch: 'trainyard/batch-12',
+          base: 'main',
+          batchId: '0b6f1c1e-batch',
+          attempt: 2,
+          pullRequests: [
+            { number: 4, headSha: 'a'.repeat(40) },
+            { number: 7, headSha: 'b'.repeat(40) },
+          ],
+        },
+        { number: 7, head: 'b'.repeat(40) },
+      ),
+    ).toMatchInlineSnapshot(`
+      "Merge #7 (bbbbbbbbbbbb) into trainyard/batch-12
+
+      Trainyard batch 0b6f1c1e-batch, attempt 2: #4, #7 on main."
+    `);
+  });
+});
