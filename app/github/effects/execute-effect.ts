@@ -10,6 +10,7 @@ import { executePostComment } from './post-comment.ts';
 import { executePrepareTestBranch } from './prepare-test-branch.ts';
 import { executePublishCheckRun } from './publish-check-run.ts';
 import { executeReactToComment } from './react-to-comment.ts';
+import { upgradeStoredEffect } from './stored-effect.ts';
 import { defaultHeadPolling, executeUpdatePrInPlace, type HeadPolling } from './update-pr-in-place.ts';
 
 /** The effects GitHub carries out; schedule_wake_up belongs to the scheduler. */
@@ -34,10 +35,12 @@ export interface ExecuteEffectOptions extends Ownership {
  * permanent (a 403 for a missing permission, a bug): retrying will not help.
  */
 export async function executeEffect(
-  effect: GithubEffect,
+  stored: GithubEffect,
   client: RepositoryClient,
   options: ExecuteEffectOptions = {},
 ): Promise<QueueInput[]> {
+  const effect = upgradeStoredEffect(stored) as GithubEffect | null;
+  if (effect === null) return [];
   switch (effect.type) {
     case 'prepare_test_branch':
       return executePrepareTestBranch(effect, client, options);
