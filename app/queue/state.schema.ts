@@ -135,7 +135,12 @@ export const freezeSchema = z.strictObject({
 export const freezeRecordSchema = z.strictObject({ freeze: freezeSchema });
 
 export const publishedCheckRunSchema = z.object({
-  /** null: publish again at the next step (refresh, configuration error). */
+  /**
+   * The headline last published: the facts the check run's title shows, as one string
+   * (check-runs.ts), compared to tell whether to publish again; null: publish again at the next
+   * step (refresh, configuration error). Named `title` because states keep it across versions
+   * (it held the worded title before the shell did the wording).
+   */
   title: z.string().nullable(),
   /** Grows with every publication: part of the effect key. */
   version: z.int().min(1),
