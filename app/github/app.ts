@@ -40,7 +40,7 @@ type Payload<T> = { id: string; payload: unknown } & { payload: T };
 const as = <T>(context: { id: string; payload: unknown }) => context as Payload<T>;
 
 /**
- * The Probot application (STYLE.md G5): one line per event family, each translating the
+ * The Probot application: one line per event family, each translating the
  * delivery and stepping the engine through the shell. No decisions here.
  */
 export function trainyardApp(shell: DeliveryShell): ApplicationFunction {

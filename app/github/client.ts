@@ -1,7 +1,7 @@
 import type { CheckReport, LabelFact } from '../queue/inputs.ts';
 
 /**
- * One typed GitHub facade per repository (STYLE.md G6): one verb-named method per REST
+ * One typed GitHub facade per repository: one verb-named method per REST
  * operation the app uses, GitHub's answers translated into plain values and typed errors.
  * Built from an installation-authenticated octokit (retry + throttling inside), so effects can
  * run from the outbox without a webhook context. Tests answer it over HTTP (nock or the

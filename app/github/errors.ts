@@ -1,5 +1,5 @@
 /**
- * GitHub's refusals as typed errors (STYLE.md G5, G6). The client throws these; the effect
+ * GitHub's refusals as typed errors. The client throws these; the effect
  * executors turn the permanent ones into result inputs and let the transient ones propagate,
  * so that the outbox retries them with back-off.
  */

@@ -56,7 +56,7 @@ export const productionRequestPolicy: RequestPolicy = {
  */
 export const sandboxRequestPolicy: RequestPolicy = { ...productionRequestPolicy, throttle: false };
 
-/** G9: nock answers every request exactly as scripted, so nothing is retried or paced. */
+/** In tests, nock answers every request exactly as scripted, so nothing is retried or paced. */
 export const testRequestPolicy: RequestPolicy = {
   http: 'global-fetch',
   retries: 0,

@@ -45,7 +45,7 @@ export function createInstallationRepositoryClient(
 }
 
 /**
- * The RepositoryClient over REST (STYLE.md G6). `appId`, when known, narrows the check-run lookup
+ * The RepositoryClient over REST (docs/architecture.md, "Conventions in the code"). `appId`, when known, narrows the check-run lookup
  * to this app's runs: another app may publish a run with the same name, and only ours can be
  * updated.
  */

@@ -25,7 +25,7 @@ export interface RepositoryContext {
 }
 
 /**
- * Resolves, once per delivery (STYLE.md G5), the repository row and the installation's client.
+ * Resolves, once per delivery, the repository row and the installation's client.
  * A repository Trainyard has not stored yet (its installation webhook was missed, or it came
  * before this database existed) is stored now, and its configuration is read.
  */

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 
 /**
  * PGlite has no lock between processes: two processes on one data directory lose writes
- * (STACK.md). The server holds this lock file for as long as it has the directory open.
+ * (PGlite's own limit). The server holds this lock file for as long as it has the directory open.
  */
 export class DataDirLockedError extends Error {
   constructor(

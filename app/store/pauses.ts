@@ -18,7 +18,7 @@ export async function loadPause(db: Queryable, repositoryId: string): Promise<Pa
     : null;
 }
 
-/** Sets the reason; `paused_at` is kept when already paused (API-CONTRACT.md). */
+/** Sets the reason; `paused_at` is kept when already paused (docs/api.md, "Pause"). */
 export async function savePause(
   db: Queryable,
   repositoryId: string,

@@ -12,7 +12,7 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveriesTable;
 }
 
-// int8 columns come back from pg as strings (STACK.md: keep int8 ids as strings).
+// int8 columns come back from pg as strings: ids are kept as strings, since an int8 may not fit a JS number.
 type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 

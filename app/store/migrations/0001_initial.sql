@@ -22,7 +22,7 @@ CREATE TABLE events (
   base_ref text,
   metadata jsonb NOT NULL
 );
--- Keyset order of the log (plain DESC, see STACK.md), with and without the common filters.
+-- Keyset order of the log (plain DESC: older pages read it forwards, newer ones backwards), with and without the common filters.
 CREATE INDEX events_log ON events (repository_id, id DESC);
 CREATE INDEX events_log_type ON events (repository_id, type, id DESC);
 CREATE INDEX events_log_pull_request ON events (repository_id, pull_request, id DESC) WHERE pull_request IS NOT NULL;
