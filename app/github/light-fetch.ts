@@ -3,12 +3,10 @@ import { Agent, type Dispatcher, interceptors, request } from 'undici';
 
 /**
  * The `fetch` octokit calls, on undici's `request` rather than the WHATWG fetch: no Request,
- * Response, Headers or web streams per call. Measured side by side through @octokit/core on
- * loopback (scratch micro-benchmark, 4,000 requests, 16 at a time): 392 → 135 µs of CPU per
- * request, the serving included; GitHub reads were about a sixth of the app's CPU on
- * bench:webhooks. It does what octokit uses of a response (status, url, headers iterated and
- * read, text, arrayBuffer, body) and follows redirects as fetch does (a renamed repository
- * answers 301).
+ * Response, Headers or web streams per call, which cost CPU on every GitHub read a webhook makes
+ * (figures in decision 0012). It does what octokit uses of a response (status, url, headers
+ * iterated and read, text, arrayBuffer, body) and follows redirects as fetch does (a renamed
+ * repository answers 301).
  */
 export type OctokitFetch = (url: string, init?: LightRequestInit) => Promise<LightResponse>;
 

@@ -4,8 +4,8 @@ import type { GithubOctokit } from './octokit.ts';
  * Success bodies parsed with the runtime's JSON.parse. @octokit/request 10 parses them with
  * json-with-bigint (a regular-expression pass over the text, then a reviver on every value), to
  * keep integers beyond 2^53 exact as BigInts — which JSON.stringify then refuses, and GitHub's
- * REST ids are far below that. That parse was a twentieth of the app's CPU on the webhook
- * benchmark. Errors are untouched: octokit reads their bodies itself.
+ * REST ids are far below that, and that parse costs CPU on every answer (decision 0014). Errors
+ * are untouched: octokit reads their bodies itself.
  */
 export function useNativeJsonResponses(octokit: GithubOctokit): void {
   // The request options this hook turned parsing off in (a retry passes them here again).

@@ -2,10 +2,9 @@ import type { Queryable } from '../store/database.ts';
 import { findRepository, type Repository } from '../store/repositories.ts';
 
 /**
- * Repository rows by name, kept a few seconds. Every delivery group looked its repository up
- * before its GitHub reads: one more round trip, on a pooled connection waited for behind the step
- * transactions (bench:webhooks, 50 repositories at 330/s: processing p99 168–212 ms with it,
- * 114–163 ms without). A row changes only when a repository is added, renamed, moved to another
+ * Repository rows by name, kept a few seconds, so a delivery group's lookup before its GitHub
+ * reads does not cost a round trip on a pooled connection waited for behind the step transactions
+ * (decision 0010). A row changes only when a repository is added, renamed, moved to another
  * installation, its default branch changed or deleted: this process forgets its rows when it
  * applies such a change, and another instance's change is seen within `ttlMs`. Meanwhile a step
  * for a deleted row fails and its delivery is retried; names not found are not kept.

@@ -14,9 +14,8 @@ export interface RequestRetries {
  * Retries a request that failed with a status GitHub may answer differently next time (5xx, a
  * network failure, a 4xx that is not an answer), as @octokit/plugin-retry does (same statuses,
  * same waits), without its cost: that plugin runs every request through a new Bottleneck limiter
- * whose store yields to the event loop (setTimeout) several times per request — a loop turn each,
- * about 11 ms apiece on bench:webhooks, where dropping it took processing p99 from 245 to
- * 184–212 ms. Rate limits are the throttling plugin's.
+ * whose store yields to the event loop (setTimeout) several times per request, each yield a loop
+ * turn that a busy server makes long (decision 0013). Rate limits are the throttling plugin's.
  */
 export function useRequestRetries(octokit: GithubOctokit, retries: RequestRetries): void {
   if (retries.retries <= 0) return;

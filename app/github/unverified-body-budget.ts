@@ -1,8 +1,8 @@
 /**
  * The memory webhook bodies may hold together while their signature is not yet known to match.
- * Without a bound, anyone who can reach the endpoint makes it buffer 25 MB per connection (40
- * unsigned uploads at once took the server from 668 to 1,447 MB). Bodies take bytes as they
- * arrive and give them back once verified or refused; a body that does not fit is refused.
+ * Without a bound, anyone who can reach the endpoint makes it buffer 25 MB per connection
+ * (decision 0022). Bodies take bytes as they arrive and give them back once verified or refused; a
+ * body that does not fit is refused.
  */
 export class UnverifiedBodyBudget {
   private held = 0;

@@ -104,9 +104,9 @@ function insertStatement(repositoryId: string, chunk: readonly EventToAppend[]) 
 
 function filterSql(repositoryId: string, filters: EventFilters) {
   // `= ANY(ARRAY[..])`, not `=`: with an equality the planner drops repository_id from the ORDER BY
-  // and may walk the primary key backwards through other repositories' newer rows (262 ms with 2M
-  // events). A range fixed that but forced sorts (deep pages 30 ms, oldest page 1.2 s) and lost
-  // the pull_request index; orders below match the (repository_id, id DESC) index's directions.
+  // and may walk the primary key backwards through other repositories' newer rows; a range keeps
+  // the index but forces sorts and loses the pull_request index (decision 0001). Orders below
+  // match the (repository_id, id DESC) index's directions.
   const parts = [sql`repository_id = ANY(ARRAY[${repositoryId}]::bigint[])`];
   if (filters.pullRequest !== undefined) parts.push(sql`pull_request = ${filters.pullRequest}`);
   if (filters.baseRef !== undefined) parts.push(sql`base_ref = ${filters.baseRef}`);
@@ -193,7 +193,7 @@ function toEventText(row: EventTextRow): EventText {
 
 /**
  * Whether a row lies beyond `id` in a direction. Written as an ordered LIMIT 1 rather than
- * EXISTS: with EXISTS the planner may choose a sequential scan (measured 265 ms vs 1-5 ms).
+ * EXISTS: with EXISTS the planner may choose a sequential scan (decision 0001).
  */
 async function existsBeyond(
   db: Queryable,
@@ -211,8 +211,7 @@ async function existsBeyond(
 /**
  * One page of the log, newest first, by keyset on id. Ordering by (repository_id, id) rather
  * than id alone keeps the planner on the per-repository index: ordered by id, it may walk the
- * primary key backwards through other repositories' newer rows (measured: 625 ms vs 2 ms on
- * PGlite with 2M events).
+ * primary key backwards through other repositories' newer rows on a large table (decision 0001).
  */
 export function listEvents(
   db: Queryable,

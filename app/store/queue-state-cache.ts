@@ -2,11 +2,11 @@ import type { QueueState } from '../queue/state.ts';
 import type { Db } from './database.ts';
 
 /**
- * The engine state this process last committed per repository, with the row version it
- * wrote. A step that finds the row still at that version uses it instead of loading and
- * parsing the stored JSON (about 20 ms for 1,000 queued pull requests, see
- * test/bench/step-transaction.bench.ts); a write by another instance bumps the version, so the
- * state is loaded again. The engine never mutates a state it is given, so sharing one is safe.
+ * The engine state this process last committed per repository, with the row version it wrote. A
+ * step that finds the row still at that version uses it instead of loading and parsing the stored
+ * JSON, which costs more as the queue grows (decision 0011); a write by another instance bumps the
+ * version, so the state is loaded again. The engine never mutates a state it is given, so sharing
+ * one is safe.
  */
 export class QueueStateCache {
   private readonly entries = new Map<string, { version: string; state: QueueState }>();

@@ -3,10 +3,9 @@ import { isDeepStrictEqual } from 'node:util';
 /**
  * The parts of the engine state that grow with the queue: one stored row per pull request,
  * session, published check run and lane, so a step writes the few entries it changed instead of
- * the whole state (1.2 MB for 1,000 queued pull requests: 43–64 ms per step as one jsonb value,
- * see test/bench/step-transaction.bench.ts). The rest, the core, stays one small value. Lanes are
- * entries too (keyed by their index): in the core they were 42 of its 48 KB on bench:engine,
- * rewritten at nearly every step though a step changes one or two of them.
+ * the whole state, which grows with the queue. The rest, the core, stays one small value. Lanes
+ * are entries too (keyed by their index): they would be most of the core, rewritten at nearly
+ * every step though a step changes one or two of them. Figures in decision 0003.
  */
 export const ENTRY_COLLECTIONS = ['pullRequests', 'sessions', 'checkRuns', 'lanes'] as const;
 

@@ -112,8 +112,8 @@ export function saveQueueStateStatements(
 
 /**
  * The entries as one JSON array of [collection, key, value]: their values are JSON texts already,
- * put in as they are. As a text array, the client escaped every quote of every value and the
- * server unescaped them (a sixtieth of the app's CPU on bench:webhooks).
+ * put in as they are, where a text array would have the client escape every quote of every value
+ * and the server unescape them (decision 0003).
  */
 function entriesJson(entries: readonly StateEntry[]): string {
   return `[${entries.map((e) => `[${JSON.stringify(e.collection)},${JSON.stringify(e.key)},${e.value}]`).join(',')}]`;

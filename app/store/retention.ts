@@ -23,7 +23,10 @@ import type { Db } from './database.ts';
 
 /** The default, and the window `time_to_merge` covers. */
 export const DEFAULT_RETENTION_DAYS = RETENTION_DAYS;
-/** Rows one statement deletes at most (measured: 30–65 ms for 5,000 events, PGlite and PostgreSQL). */
+/**
+ * Rows one statement deletes at most: enough to work a backlog off, few enough that a statement
+ * holds no locks, nor PGlite the event loop, for long (decision 0027).
+ */
 export const RETENTION_BATCH_ROWS = 5_000;
 /**
  * Statements that delete rows, at most, in one run: 500,000 rows an hour, far more than the

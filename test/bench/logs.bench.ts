@@ -550,7 +550,7 @@ interface Candidate {
  * A sequential scan starts where the last large one of any session left off
  * (synchronize_seqscans); turning that off makes it start at block 0, a position any other
  * scan could have left behind. A plan that is fast only thanks to the start position shows
- * here (EXISTS (…) planned as a Seq Scan did: 265 ms).
+ * here (an EXISTS planned as a Seq Scan is one: decision 0001).
  */
 const fromBlockZero = ['SET synchronize_seqscans = off'];
 

@@ -9,8 +9,7 @@
  * (/proc/<pid>/status, every 10 ms) before, during and after each phase.
  *
  * Target: the server's RSS grows by at most 100 MB during a phase (its peak over its RSS just
- * before). Before the fix, 40 unsigned uploads took it from 668 to 1,447 MB: each was buffered
- * whole before the signature was looked at.
+ * before). Figures before and after bodies were verified as they arrive: decision 0022.
  *
  *   npm run bench:webhook-uploads
  *   BENCH_UPLOADS=10 npm run bench:webhook-uploads      # a quick run

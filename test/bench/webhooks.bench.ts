@@ -1049,9 +1049,8 @@ const mapFields = ['notAccepted', 'mix', 'handlingByEvent', 'warnings'] as const
 
 /**
  * Each back end in a Trainyard process of its own, as a deployment runs one: what a run leaves
- * behind (PGlite's heap, a grown old generation) is not charged to the next. (With both in one
- * process, a PostgreSQL run after PGlite's once showed a 225 ms event-loop stall; run-to-run
- * variation on this machine is as large, so no gain is claimed for it.)
+ * behind (PGlite's heap, a grown old generation) is not charged to the next, whose event loop it
+ * could otherwise stall.
  */
 async function runBackendInChild(backend: 'pglite' | 'postgres', privateKey: string): Promise<RunResult> {
   const app = startChild('app', [backend]);

@@ -104,7 +104,8 @@ describe('configuration from .github/trainyard.yml (sandbox code host)', () => {
       `merge queue: batch-3 — #${late.number}`,
     ]);
 
-    // Fixed (squash now): the check run of a PR queued before the fix loses the errors.
+    // The configuration corrected (squash now): the check run of a PR queued while it was broken
+    // loses the errors.
     const waiting = open(8);
     await t.settle();
     t.comment(repo, waiting.number, '@trainyard queue');
