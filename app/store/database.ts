@@ -77,11 +77,10 @@ export const QUERY_CANCELED = '57014';
  */
 export const PREPARED_MARK = '/* prepared */';
 
-/**
- * The text of the query that carries statements for {@link executeTogether} to the pool's
- * client (as its one parameter); it is never sent to the database.
- */
+// The texts of the queries that carry statements for executeTogether to the pool's client (as
+// their one parameter); they are never sent to the database.
 const TOGETHER = '/* together */';
+const TOGETHER_THEN_COMMIT = '/* together, then commit */';
 
 /**
  * Runs statements in a transaction without waiting for each answer before sending the next:
@@ -90,13 +89,20 @@ const TOGETHER = '/* together */';
  * rather than one each. A statement that fails aborts the transaction, so those after it fail
  * too; the first error is thrown once every answer is in. Kysely's transaction sends one
  * statement at a time, hence this way to its connection.
+ *
+ * With `commit`, the transaction's COMMIT goes last, in the same round trip: the transaction
+ * ends there (as a rollback when a statement failed, whose error is thrown). The COMMIT that
+ * Kysely sends once the transaction's function returns, or its ROLLBACK when it throws, is then
+ * answered without being sent; any other statement on the transaction is refused.
  */
 export async function executeTogether(
   tx: Tx,
   statements: readonly RawBuilder<unknown>[],
+  options: { commit?: boolean } = {},
 ): Promise<{ rows: unknown[] }[]> {
   const compiled = statements.map((statement) => statement.compile(tx));
-  return (await tx.executeQuery<{ rows: unknown[] }>(CompiledQuery.raw(TOGETHER, compiled))).rows;
+  const text = options.commit === true ? TOGETHER_THEN_COMMIT : TOGETHER;
+  return (await tx.executeQuery<{ rows: unknown[] }>(CompiledQuery.raw(text, compiled))).rows;
 }
 
 /**
@@ -120,19 +126,40 @@ function preparingPool(pool: pg.Pool): PostgresPool {
     text.startsWith(PREPARED_MARK)
       ? client.query({ name: nameOf(text), text, values })
       : client.query(text, values);
-  const together = async (client: pg.PoolClient, statements: readonly CompiledQuery[]) => {
-    const answers = await Promise.allSettled(statements.map((s) => run(client, s.sql, [...s.parameters])));
+  // Clients whose transaction executeTogether committed, until Kysely ends it too.
+  const ended = new WeakSet<pg.PoolClient>();
+  const together = async (client: pg.PoolClient, statements: readonly CompiledQuery[], commit: boolean) => {
+    const sent = statements.map((s) => run(client, s.sql, [...s.parameters]));
+    if (commit) {
+      sent.push(client.query('COMMIT'));
+      ended.add(client);
+    }
+    const answers = await Promise.allSettled(sent);
     const failed = answers.find((a) => a.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    const rows = answers.map((a) => ({ rows: (a as PromiseFulfilledResult<pg.QueryResult>).value.rows }));
+    const rows = answers
+      .slice(0, statements.length)
+      .map((a) => ({ rows: (a as PromiseFulfilledResult<pg.QueryResult>).value.rows }));
     return { command: 'SELECT', rowCount: rows.length, rows };
+  };
+  const afterCommit = async (client: pg.PoolClient, text: string) => {
+    if (text !== 'commit' && text !== 'rollback') {
+      throw new Error('the transaction was committed with the statements sent together last');
+    }
+    ended.delete(client);
+    return { command: text.toUpperCase(), rowCount: 0, rows: [] };
   };
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     query: ((text: string, values: unknown[] = []) =>
-      text === TOGETHER
-        ? together(client, values as CompiledQuery[])
-        : run(client, text, values)) as unknown as PostgresPoolClient['query'],
-    release: () => client.release(),
+      ended.has(client)
+        ? afterCommit(client, text)
+        : text === TOGETHER || text === TOGETHER_THEN_COMMIT
+          ? together(client, values as CompiledQuery[], text === TOGETHER_THEN_COMMIT)
+          : run(client, text, values)) as unknown as PostgresPoolClient['query'],
+    release: () => {
+      ended.delete(client);
+      client.release();
+    },
   });
   return {
     async connect() {

@@ -65,11 +65,12 @@ interface Planned {
   read?: (rows: unknown[]) => void;
 }
 
-async function send(tx: Tx, plan: readonly Planned[]): Promise<void> {
-  if (plan.length === 0) return;
+async function send(tx: Tx, plan: readonly Planned[], options: { commit?: boolean } = {}): Promise<void> {
+  if (plan.length === 0 && options.commit !== true) return;
   const answers = await executeTogether(
     tx,
     plan.map((p) => p.statement),
+    options,
   );
   for (const [i, p] of plan.entries()) p.read?.(answers[i]!.rows);
 }
@@ -77,15 +78,15 @@ async function send(tx: Tx, plan: readonly Planned[]): Promise<void> {
 /**
  * The only place the engine runs (STYLE.md G13). One transaction under the repository's lock:
  * 1. the guard and `within`'s writes; 2. the deliveries marked processed, and the state loaded
- * (the initial one when none); 3. `step` each input; 4. save the state (unless unchanged),
- * timers and outbox rows; 5. append the events. Without inputs only 1 and the deliveries run.
+ * (the initial one when none); 3. `step` each input; 4. append the events; 5. save the state
+ * (unless unchanged), timers and outbox rows. Without inputs only 1 and the deliveries run.
  *
  * Statements that do not wait for each other's answers go together (executeTogether), so a
- * step takes four round trips — BEGIN; the lock, guard, deliveries and state; the writes;
- * COMMIT — and one more when it appends events, plus `within`'s own. The state this process
- * last committed is kept (queue-state-cache.ts): while the stored version is still the one it
- * wrote, the state is neither read nor parsed again. The returned state is shared: do not
- * mutate it.
+ * step takes three round trips — BEGIN; the lock, guard, deliveries and state; the writes with
+ * COMMIT — and one more when it appends events, plus `within`'s own. The repository's lock is
+ * held from the second to the last. The state this process last committed is kept
+ * (queue-state-cache.ts): while the stored version is still the one it wrote, the state is
+ * neither read nor parsed again. The returned state is shared: do not mutate it.
  */
 export async function runStep(request: StepRequest): Promise<StepOutcome> {
   const { db, repositoryId, now, ids, guard, within } = request;
@@ -179,9 +180,10 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
           },
         });
       }
-      await send(tx, writes);
-      // On its own: the statistics projections may need statements chosen from its answer.
+      // On their own: the statistics projections may need statements chosen from the answer.
       const eventIds = await appendEvents(tx, repositoryId, run.events);
+      // The other writes and COMMIT: nothing is left to check before the transaction ends.
+      await send(tx, writes, { commit: true });
       return { state, enqueued, wakeUps: run.wakeUps, eventIds };
     });
   } catch (error) {
