@@ -391,29 +391,6 @@ export function insertEventsWithProjections(
   return saveRows(db, repositoryId, { insert }, events);
 }
 
-/**
- * insertEventsWithProjections as one statement, for a caller that sends it with others
- * (app/store/step-in-one-trip.ts): `idsOf` gives the events' ids from its row, or null when
- * the projections need the follow-up statements saveRows runs (readings that came out of order):
- * the caller then appends with insertEventsWithProjections instead.
- */
-export function eventsWithProjectionsStatement(
-  repositoryId: string,
-  events: readonly EventToAppend[],
-  insert: RawBuilder<unknown>,
-): { statement: RawBuilder<unknown>; idsOf: (row: unknown) => string[] | null } {
-  const rows = deriveProjectionRows(events);
-  const blocks = gaugeBlockRows(rows.gauges);
-  return {
-    statement: projectionStatement(repositoryId, { insert }, rows, blocks),
-    idsOf: (row) => {
-      const r = row as { ids: string[] | null; merged: unknown[] | null; redo: unknown[] | null } | undefined;
-      if ((r?.redo ?? []).length > 0 || (r?.merged ?? []).length < blocks.length) return null;
-      return r?.ids ?? [];
-    },
-  };
-}
-
 /** Writes the statistics projections of stored events (their ids given), as appending did. */
 export async function projectEvents(
   db: Queryable,
