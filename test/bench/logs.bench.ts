@@ -32,6 +32,7 @@ import { listEventTexts } from '../../app/store/events.ts';
 import { findRepository } from '../../app/store/repositories.ts';
 import { logsPageSchema } from '../../shared/schemas/logs.schema.ts';
 import { parseLinkHeader } from '../support/link-header.ts';
+import { normalizeSql, type Statement, StatementRecorder } from '../support/statement-recorder.ts';
 import { freshBenchSchema } from './support/bench-database.ts';
 import { envInt } from './support/env-int.ts';
 import {
@@ -42,7 +43,6 @@ import {
   OWNER,
   typeShare,
 } from './support/generate-events.ts';
-import { normalizeSql, type Statement, StatementRecorder } from './support/statement-recorder.ts';
 import { int, ms, ratio, type Summary, summarize, table, timeRuns } from './support/stats.ts';
 
 const config = {

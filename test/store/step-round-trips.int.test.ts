@@ -13,6 +13,7 @@ import { loadTimers } from '../../app/store/timers.ts';
 import { claimDeliveries, DeliveryLeaseLostError, saveDelivery } from '../../app/store/webhook-deliveries.ts';
 import { createCountingIds } from '../queue/support/scenario.ts';
 import { openedAndQueued } from '../support/queue-inputs.ts';
+import { StatementRecorder } from '../support/statement-recorder.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 let store: Store;
@@ -20,50 +21,24 @@ let trips: TripRecorder;
 let repoCount = 0;
 const now = new Date('2026-11-02T09:00:00.000Z');
 
-/**
- * What a store's clients send while `capture` runs: each statement's text and values, and the
- * round trips, a round trip being the statements sent while none was waiting for an answer
- * until every one of them is answered.
- */
+/** What a store's clients send while `capture` runs: its statements' texts by round trip, and every value. */
 class TripRecorder {
-  private recording = false;
-  private waiting = 0;
-  trips: string[][] = [];
+  private readonly recorder: StatementRecorder;
   values: unknown[] = [];
-  private readonly wrapped = new WeakSet<object>();
 
   constructor(pool: pg.Pool) {
-    pool.on('acquire', (client) => this.wrap(client));
-  }
-
-  private wrap(client: pg.PoolClient) {
-    if (this.wrapped.has(client)) return;
-    this.wrapped.add(client);
-    const original = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (!this.recording) return original(...args);
-      const [first, second] = args;
-      const config = typeof first === 'string' ? { text: first, values: second } : (first as pg.QueryConfig);
-      if (this.waiting === 0) this.trips.push([]);
-      this.trips.at(-1)!.push(config.text);
-      this.values.push(...((config.values as unknown[] | undefined) ?? []));
-      this.waiting++;
-      return original(...args).finally(() => {
-        this.waiting--;
-      });
-    };
+    this.recorder = new StatementRecorder(pool);
   }
 
   async capture(fn: () => Promise<unknown>): Promise<string[][]> {
-    this.trips = [];
-    this.values = [];
-    this.recording = true;
-    try {
-      await fn();
-    } finally {
-      this.recording = false;
+    const statements = await this.recorder.capture(fn);
+    this.values = statements.flatMap((s) => s.values);
+    const trips: string[][] = [];
+    for (const s of statements) {
+      trips[s.trip] ??= [];
+      trips[s.trip]!.push(s.text);
     }
-    return this.trips;
+    return trips;
   }
 }
 

@@ -5,13 +5,20 @@ export interface Statement {
   values: unknown[];
 }
 
+export interface RecordedStatement extends Statement {
+  /** Its round trip (from 0): the statements sent while none waited for an answer, until every one is answered. */
+  trip: number;
+}
+
 /**
  * Records the statements the application sends through a pool while `recording` is on, by
  * wrapping `query` of every client it hands out (Kysely checks a client out per query).
  */
 export class StatementRecorder {
   recording = false;
-  readonly statements: Statement[] = [];
+  readonly statements: RecordedStatement[] = [];
+  private waiting = 0;
+  private trip = -1;
   private readonly wrapped = new WeakSet<object>();
 
   constructor(pool: pg.Pool) {
@@ -23,22 +30,23 @@ export class StatementRecorder {
     this.wrapped.add(client);
     const original = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (this.recording) {
-        const [first, second] = args;
-        if (typeof first === 'string') {
-          this.statements.push({ text: first, values: Array.isArray(second) ? [...second] : [] });
-        } else if (first && typeof first === 'object' && 'text' in first) {
-          const config = first as { text: string; values?: unknown[] };
-          this.statements.push({ text: config.text, values: [...(config.values ?? [])] });
-        }
-      }
-      return original(...args);
+      if (!this.recording) return original(...args);
+      const [first, second] = args;
+      const config = typeof first === 'string' ? { text: first, values: second } : (first as pg.QueryConfig);
+      if (this.waiting === 0) this.trip++;
+      const values = config.values as unknown[] | undefined;
+      this.statements.push({ text: config.text, values: [...(values ?? [])], trip: this.trip });
+      this.waiting++;
+      return Promise.resolve(original(...args)).finally(() => {
+        this.waiting--;
+      });
     };
   }
 
   /** The statements `fn` sends. */
-  async capture(fn: () => Promise<unknown>): Promise<Statement[]> {
+  async capture(fn: () => Promise<unknown>): Promise<RecordedStatement[]> {
     this.statements.length = 0;
+    this.trip = -1;
     this.recording = true;
     try {
       await fn();
