@@ -163,6 +163,14 @@ export const mergeQueueSchema = strictMapping({
   // built again when anything ahead is rebuilt (see planNextBatch in app/queue/embark.ts).
   max_batches_in_line: integer(1, 128).optional(),
   reset_on_external_merge: z.enum(['always', 'never']).default('always'),
+  // `adaptive`: each lane tests as many batches at once as its queue needs — one per
+  // `queued_per_check` queued pull requests, up to max_parallel_checks — and pull requests in
+  // several partitions go first among equals, so that their lanes test them together (see
+  // app/queue/adaptive.ts). `fixed`: max_parallel_checks batches in every lane.
+  mode: z.enum(['fixed', 'adaptive']).default('fixed'),
+  // With mode adaptive, the one setting that trades CI for waiting: fewer queued pull requests per
+  // batch under test means more batches at once (shorter waits, more runs thrown away when one fails).
+  queued_per_check: integer(1, 1000).default(8),
 });
 
 /** Rule names identify rules in commands, events and statistics, so they must be unique per list. */

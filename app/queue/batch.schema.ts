@@ -104,6 +104,8 @@ const commonShape = {
    * the base may move under it and it must never merge; its innocent pull requests wait again.
    */
   overtaken: z.literal(true).optional(),
+  /** With `mode: adaptive`: the lane's depth when the batch was built, and the queue it was computed from. */
+  laneDepth: z.strictObject({ depth: z.int().min(1), queued: z.int().min(0) }).optional(),
 };
 
 /** For the type of a batch's identity only (BatchCommon): batches are parsed by batchSchema. */

@@ -1,10 +1,11 @@
 import type { QueueRule, TrainyardConfig } from '../config/config.schema.ts';
+import { computeLaneDepth, computeMaxInLine, isAdaptive, type LaneDepth } from './adaptive.ts';
 import { consumeCleared, countLeadingCleared, findSuspects, isAside, markOvertaken } from './aside.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { findBehindElsewhere } from './cross-partition.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
 import { computeTestBranch } from './ids.ts';
-import { computeEmbarked, orderSessionsByLane, orderWaiting } from './ordering.ts';
+import { computeEmbarked, laneKey, orderSessionsByLane, orderWaiting } from './ordering.ts';
 import { repeatUntilDone } from './repeat.ts';
 import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
@@ -75,7 +76,13 @@ export function computeFillDeadline(t: Transition, lane: Lane): number | null {
 type NextBatch =
   | { kind: 'none'; outcome: Exclude<EmbarkOutcome, 'embarked'> }
   | { kind: 'partial'; deadline: number; sessions: Session[]; rule: QueueRule }
-  | { kind: 'ready'; sessions: Session[]; rule: QueueRule };
+  | { kind: 'ready'; sessions: Session[]; rule: QueueRule; depth: LaneDepth };
+
+/** The lane's depth now: max_parallel_checks, or with mode adaptive what its queue needs (adaptive.ts). */
+export function findLaneDepth(t: Transition, lane: Lane): LaneDepth {
+  const queued = orderSessionsByLane(t.state).get(laneKey(lane))?.length ?? 0;
+  return computeLaneDepth(t.state.config, queued);
+}
 
 /**
  * The waiting PRs that may embark now, in order. A PR held for a conflict waits only while the PR
@@ -114,7 +121,8 @@ export function computeEligible(
 
 function planNextBatch(t: Transition, lane: Lane): NextBatch {
   const { config } = t.state;
-  const maxParallel = config.merge_queue.max_parallel_checks;
+  const depth = findLaneDepth(t, lane);
+  const maxParallel = depth.depth;
   if (
     lane.batches.some(
       (b) =>
@@ -125,7 +133,7 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
     return { kind: 'none', outcome: 'blocked' };
   }
   if (computeLineChecks(config, lane) >= maxParallel) return { kind: 'none', outcome: 'no_slot' };
-  const maxInLine = config.merge_queue.max_batches_in_line;
+  const maxInLine = computeMaxInLine(config, depth);
   if (maxInLine !== undefined && lane.batches.filter((b) => !isAside(config, b)).length >= maxInLine) {
     return { kind: 'none', outcome: 'no_slot' };
   }
@@ -150,13 +158,13 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
   // waiting behind fill the batch up: a run costs the same whatever it holds.
   if (config.merge_queue.bisect_aside && sameRule[0]?.cleared === true) {
     const take = Math.min(rule.batch_size.max, Math.max(size, countLeadingCleared(sameRule)));
-    return { kind: 'ready', sessions: sameRule.slice(0, take), rule };
+    return { kind: 'ready', sessions: sameRule.slice(0, take), rule, depth };
   }
   const sessions = sameRule.slice(0, size);
-  if (sessions.length >= size) return { kind: 'ready', sessions, rule };
+  if (sessions.length >= size) return { kind: 'ready', sessions, rule, depth };
   const oldest = Math.min(...sessions.map((s) => Date.parse(s.queuedAt)));
   const deadline = oldest + rule.batch_max_wait_time * 1000;
-  if (deadline <= t.now.getTime()) return { kind: 'ready', sessions, rule };
+  if (deadline <= t.now.getTime()) return { kind: 'ready', sessions, rule, depth };
   return { kind: 'partial', deadline, sessions, rule };
 }
 
@@ -166,6 +174,7 @@ export function decideEmbark(t: Transition, lane: Lane): EmbarkOutcome {
   if (plan.kind === 'partial') return 'waiting_for_batch';
   const { sessions, rule } = plan;
   const maxParallel = t.state.config.merge_queue.max_parallel_checks;
+  // In place only when the configuration allows one batch at a time, whatever the adaptive depth.
   const inPlace =
     sessions.length === 1 && maxParallel === 1 && rule.max_checks_retries === 0 && lane.batches.length === 0;
   const id = t.ids.uuid();
@@ -184,6 +193,9 @@ export function decideEmbark(t: Transition, lane: Lane): EmbarkOutcome {
     mode: inPlace ? 'in_place' : 'draft',
     createdAt: t.nowIso,
     retries: 0,
+    ...(isAdaptive(t.state.config)
+      ? { laneDepth: { depth: plan.depth.depth, queued: plan.depth.queued } }
+      : {}),
     phase: 'trial',
     trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
   };

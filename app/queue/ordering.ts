@@ -1,4 +1,5 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
+import { rankPartitionSpread } from './adaptive.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { orderFrozenLast } from './freeze.ts';
 import { laneOrders as byLaneMemo, latestLaneOrder } from './memo.ts';
@@ -7,8 +8,9 @@ import type { Lane, QueueState, Session } from './state.ts';
 import { compareText } from './transition.ts';
 
 /**
- * Queue order: (1) queue rules in configuration order, (2) higher priority first, (3) earlier
- * `queued_at` first (or `orderedAt`, see Session), (4) entry order. The same order everywhere, so partitions never disagree.
+ * Queue order: (1) queue rules in configuration order, (2) higher priority first, (3) with mode
+ * adaptive, pull requests in several partitions first (adaptive.ts), (4) earlier `queued_at` first
+ * (or `orderedAt`, see Session), (5) entry order. The same order everywhere, so partitions never disagree.
  */
 export function orderSessions(config: TrainyardConfig, sessions: readonly Session[]): Session[] {
   return [...sessions].sort(computeComparator(config));
@@ -20,6 +22,7 @@ export function computeComparator(config: TrainyardConfig): (a: Session, b: Sess
   return (a, b) =>
     rank(a) - rank(b) ||
     b.priority - a.priority ||
+    rankPartitionSpread(config, a) - rankPartitionSpread(config, b) ||
     compareText(a.orderedAt ?? a.queuedAt, b.orderedAt ?? b.queuedAt) ||
     a.seq - b.seq;
 }

@@ -1,4 +1,5 @@
 import { closeDraft } from './abort.ts';
+import { describeDepth } from './adaptive.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { replaceSubBatch } from './embark.ts';
 import type { ChecksReported, TestBranchPrepared } from './inputs.ts';
@@ -40,10 +41,13 @@ export function handleTestBranchPrepared(t: Transition, input: TestBranchPrepare
   const trial: Trial = { phase: 'testing', attempt: input.attempt, run };
   const lane = putTrial(t, found, trial);
   if (found.sub === null) {
-    const reason =
+    const started =
       found.batch.retries > 0
         ? `Retry ${found.batch.retries} of ${found.batch.name}`
         : `${found.batch.name} started`;
+    const { laneDepth } = found.batch;
+    const reason =
+      laneDepth === undefined ? started : `${started}; ${describeDepth(laneDepth, t.state.config)}`;
     emitChecksStart(t, computeBatchUnit(lane, found.batch, run), found.batch.numbers, reason);
   } else {
     const unit = computeSubBatchUnit(lane, found.batch, found.sub, run);

@@ -40,6 +40,8 @@ describe('defaults', () => {
         max_parallel_checks: 5,
         skip_intermediate_results: false,
         reset_on_external_merge: 'always',
+        mode: 'fixed',
+        queued_per_check: 8,
         bisect_aside: false,
       },
     });

@@ -59,6 +59,8 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
     partitions: fc.boolean(),
     priorities: fc.boolean(),
     wait: fc.constantFrom('0s', '30s', '5m'),
+    adaptive: fc.boolean(),
+    perCheck: fc.integer({ min: 1, max: 4 }),
   })
   .map((c) => ({
     queue_rules: [
@@ -95,6 +97,7 @@ export const configArb: fc.Arbitrary<TrainyardConfigInput> = fc
       bisect_aside_probes: c.probes,
       ...(c.inLine === undefined ? {} : { max_batches_in_line: c.inLine }),
       reset_on_external_merge: c.reset,
+      ...(c.adaptive ? { mode: 'adaptive' as const, queued_per_check: c.perCheck } : {}),
     },
   }));
 
