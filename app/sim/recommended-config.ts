@@ -30,17 +30,18 @@ export const RECOMMENDED_CONFIG: TrainyardConfigInput = {
     { name: 'hotfix', conditions: ['label=hotfix'], priority: 'high', allow_checks_interruption: false },
   ],
   merge_queue: {
-    // Two batches in line: a third is aborted too often when a batch in three fails.
-    max_parallel_checks: 2,
+    // Each lane tests as many batches at once as its queue needs: one per 5 queued pull requests,
+    // up to 6 (app/queue/adaptive.ts). Pull requests in several partitions go first among equals.
+    // The same setting serves every scenario; queued_per_check is the one knob between waiting
+    // and CI (npm run bench:queue-frontier draws the frontier).
+    mode: 'adaptive',
+    max_parallel_checks: 6,
+    queued_per_check: 5,
     // A failed batch is bisected aside; the queue does not wait for it (app/queue/aside.ts).
     bisect_aside: true,
     // Probes run beside the line and rarely merge: search by halves, one probe a round, batches in
     // several partitions too (app/queue/bisection.ts).
     bisect_aside_probes: 1,
-    // A passed batch whose pull request of another partition is not validated there yet holds its
-    // lane: one batch in line besides the two under test, not a growing stack rebuilt whenever a
-    // batch ahead is.
-    max_batches_in_line: 3,
     skip_intermediate_results: false,
   },
 };
@@ -68,23 +69,12 @@ export function withAreaPartitions(
 }
 
 /**
- * With partitions, the lanes already test side by side: one batch under test per lane and one more
- * in line. A second speculative batch is thrown away whenever the batch ahead fails (half the time
- * at 10 pull requests), and every batch stacked behind a pull request of several partitions is
- * thrown away when it becomes a suspect in its other lane. It trades throughput for CI; the
- * figures, and the other setting measured, are in
- * docs/decisions/0020-partitioned-monorepo-configuration.md.
+ * What the benchmark runs on a scenario: the recommended configuration, with partition rules by
+ * area if the repository is a monorepo — the only difference between scenarios.
  */
-export const PARTITIONED_MERGE_QUEUE = { max_parallel_checks: 1, max_batches_in_line: 2 } as const;
-
-/** What the benchmark runs on a scenario: the recommended configuration, partitioned by area if the repository is. */
 export function recommendedConfigFor(scenario: Scenario): TrainyardConfigInput {
   if (!scenario.partitionByArea) return RECOMMENDED_CONFIG;
-  const partitioned = {
-    ...RECOMMENDED_CONFIG,
-    merge_queue: { ...RECOMMENDED_CONFIG.merge_queue, ...PARTITIONED_MERGE_QUEUE },
-  };
-  return withAreaPartitions(partitioned, scenario.workload.areas, OWN_PARTITIONS);
+  return withAreaPartitions(RECOMMENDED_CONFIG, scenario.workload.areas, OWN_PARTITIONS);
 }
 
 /**

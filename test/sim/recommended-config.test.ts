@@ -4,7 +4,6 @@ import { parseConfig } from '../../app/config/load-config.ts';
 import { decidePartitions } from '../../app/queue/partitions.ts';
 import {
   OWN_PARTITIONS,
-  PARTITIONED_MERGE_QUEUE,
   RECOMMENDED_CONFIG,
   recommendedConfigFor,
 } from '../../app/sim/recommended-config.ts';
@@ -38,29 +37,22 @@ function factsTouching(areas: string[]) {
 }
 
 describe("the benchmark's recommended configurations", () => {
-  it('are valid .github/trainyard.yml files for every scenario', () => {
+  it('are valid .github/trainyard.yml files for every scenario, the adaptive mode in each', () => {
     for (const scenario of SCENARIOS) {
       const config = asCommitted(recommendedConfigFor(scenario));
-      const { max_parallel_checks, max_batches_in_line } = config.merge_queue;
-      if (scenario.partitionByArea) {
-        expect({ max_parallel_checks, max_batches_in_line }).toEqual(PARTITIONED_MERGE_QUEUE);
-      } else {
+      expect(config.merge_queue.mode).toBe('adaptive');
+      if (!scenario.partitionByArea) {
         expect(config).toEqual(asCommitted(RECOMMENDED_CONFIG));
         expect(config.partition_rules).toEqual([]);
       }
     }
   });
 
-  it('keep one speculative batch less per lane with partitions, and change nothing else', () => {
+  it('differ between scenarios only by the partition rules a monorepo declares', () => {
     const monorepo = asCommitted(recommendedConfigFor(findScenario('monorepo')));
     const plain = asCommitted(RECOMMENDED_CONFIG);
-    expect(monorepo.merge_queue.max_parallel_checks).toBeLessThan(plain.merge_queue.max_parallel_checks);
-    expect({ ...monorepo.merge_queue, ...PARTITIONED_MERGE_QUEUE }).toEqual({
-      ...plain.merge_queue,
-      ...PARTITIONED_MERGE_QUEUE,
-    });
-    expect(monorepo.queue_rules).toEqual(plain.queue_rules);
-    expect(monorepo.priority_rules).toEqual(plain.priority_rules);
+    expect(monorepo.partition_rules.length).toBe(OWN_PARTITIONS + 1);
+    expect({ ...monorepo, partition_rules: [] }).toEqual(plain);
   });
 
   it('put a monorepo pull request of one area in exactly one lane: its own, or the one the small areas share', () => {
