@@ -7,7 +7,7 @@ import { WriteConflictError } from '../store/repository-transaction.ts';
 /** An answer other than success, with the documented body (docs/api.md, "Errors"). */
 export class HttpError extends Error {
   constructor(
-    readonly statusCode: 403 | 404 | 409 | 503,
+    readonly statusCode: 400 | 403 | 404 | 409 | 503,
     readonly detail: string,
   ) {
     super(detail);

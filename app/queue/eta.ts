@@ -1,5 +1,8 @@
+import { computeBatchSize } from './embark.ts';
 import { isFrozen } from './freeze.ts';
-import type { Batch, Lane, QueueState } from './state.ts';
+import { laneKey, orderWaiting } from './ordering.ts';
+import type { Batch, Lane, QueueState, Session } from './state.ts';
+import { findLane } from './transition.ts';
 
 /** CI duration assumed before any run has been seen. */
 export const DEFAULT_CI_SECONDS = 600;
@@ -99,4 +102,97 @@ export function computeMergeChance(
     .slice(0, index + 1)
     .filter((b) => !(b.phase === 'merging' || (b.phase === 'trial' && b.trial.phase === 'passed')));
   return (inTime / durations.length) * (1 - computeFailureRate(state)) ** pending.length;
+}
+
+/**
+ * Estimated merge instants (epoch ms) of a lane's waiting pull requests, `waiting` in the order
+ * they embark (orderWaiting with `now`): they follow the lane's batches in batches of their
+ * queue rule's size (computeBatchSize over the rule's waiting backlog); each such batch starts
+ * when the batch `max_parallel_checks` places ahead of it in line is done, or at once when
+ * there is none (a batch short of its size waits for `batch_max_wait_time` after its oldest pull
+ * request was queued), is ready a CI duration later and merges no earlier than the batch ahead.
+ * Null wherever computeBatchEtas gives none (paused, behind a frozen pull request) and for
+ * frozen pull requests and those after them.
+ */
+export function computeWaitingEtas(
+  state: QueueState,
+  lane: Lane,
+  waiting: readonly Session[],
+  params: { now: Date; quantile?: number; batchEtas?: readonly (number | null)[] },
+): (number | null)[] {
+  const now = params.now.getTime();
+  const line = [...(params.batchEtas ?? computeBatchEtas(state, lane, params))];
+  if (state.pause.paused || line.some((eta) => eta === null)) return waiting.map(() => null);
+  const ciMs = computeCiQuantile(state, params.quantile ?? 0.5) * 1000;
+  const slots = state.config.merge_queue.max_parallel_checks;
+  const backlog = new Map<string, number>();
+  for (const s of waiting) backlog.set(s.queueName, (backlog.get(s.queueName) ?? 0) + 1);
+  const etas: (number | null)[] = [];
+  let index = 0;
+  while (index < waiting.length) {
+    const first = waiting[index]!;
+    if (isFrozen(state, first.number, params.now)) break;
+    const rule = state.config.queue_rules.find((r) => r.name === first.queueName);
+    const size = rule === undefined ? 1 : computeBatchSize(rule, backlog.get(first.queueName)!, slots);
+    const members: Session[] = [];
+    while (
+      index < waiting.length &&
+      members.length < size &&
+      waiting[index]!.queueName === first.queueName &&
+      !isFrozen(state, waiting[index]!.number, params.now)
+    ) {
+      members.push(waiting[index]!);
+      index++;
+    }
+    const ahead = line.length - slots;
+    let start: number = ahead >= 0 ? (line[ahead] as number) : now;
+    if (members.length < size && rule !== undefined) {
+      const oldest = Math.min(...members.map((s) => Date.parse(s.queuedAt)));
+      start = Math.max(start, oldest + rule.batch_max_wait_time * 1000);
+    }
+    const previous = (line.at(-1) as number | undefined) ?? now;
+    const eta = Math.max(now, previous, start + ciMs);
+    line.push(eta);
+    etas.push(...members.map(() => eta));
+  }
+  while (etas.length < waiting.length) etas.push(null);
+  return etas;
+}
+
+/**
+ * Estimated merge instant (epoch ms) of each queued pull request: its batch's in each lane it is
+ * in, or its waiting estimate there, the latest of them (it merges once validated in every
+ * partition); null when one of them has none. Lanes are estimated once, when first asked.
+ */
+export function createSessionEtas(
+  state: QueueState,
+  params: { now: Date },
+): (session: Session) => number | null {
+  const lanes = new Map<string, Map<number, number | null>>();
+  const etasOf = (base: string, partition: string) => {
+    const key = laneKey({ base, partition });
+    const known = lanes.get(key);
+    if (known !== undefined) return known;
+    const lane = findLane(state, base, partition) ?? { base, partition, batches: [] };
+    const etas = new Map<number, number | null>();
+    const batchEtas = computeBatchEtas(state, lane, params);
+    lane.batches.forEach((batch, i) => {
+      for (const n of batch.numbers) etas.set(n, batchEtas[i] ?? null);
+    });
+    const waiting = orderWaiting(state, lane, params.now);
+    computeWaitingEtas(state, lane, waiting, { ...params, batchEtas }).forEach((eta, i) => {
+      etas.set(waiting[i]!.number, eta);
+    });
+    lanes.set(key, etas);
+    return etas;
+  };
+  return (session) => {
+    let latest = params.now.getTime();
+    for (const partition of session.partitions) {
+      const eta = etasOf(session.base, partition).get(session.number) ?? null;
+      if (eta === null) return null;
+      latest = Math.max(latest, eta);
+    }
+    return latest;
+  };
 }

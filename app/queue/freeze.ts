@@ -70,12 +70,16 @@ function attributes(freeze: Freeze) {
   };
 }
 
+/** A freeze whose end has passed holds nothing any more: a freeze input drops it from the state. */
+function isOver(freeze: Freeze, now: Date): boolean {
+  return freeze.end !== null && Date.parse(freeze.end) <= now.getTime();
+}
+
 export function handleFreezeSaved(t: Transition, input: FreezeSaved): void {
   const before = t.state.freezes.find((f) => f.freeze.id === input.freeze.id);
   const record: FreezeRecord = { freeze: input.freeze };
-  const freezes = [...t.state.freezes.filter((f) => f.freeze.id !== input.freeze.id), record].sort((a, b) =>
-    a.freeze.id < b.freeze.id ? -1 : 1,
-  );
+  const others = t.state.freezes.filter((f) => f.freeze.id !== input.freeze.id && !isOver(f.freeze, t.now));
+  const freezes = [...others, record].sort((a, b) => (a.freeze.id < b.freeze.id ? -1 : 1));
   t.state = { ...t.state, freezes };
   const common = { trigger: 'Scheduled freeze', pull_request: null, base_ref: null, received_at: t.nowIso };
   const event: NewEvent =
@@ -105,7 +109,8 @@ export function handleFreezeSaved(t: Transition, input: FreezeSaved): void {
 export function handleFreezeDeleted(t: Transition, input: FreezeDeleted): void {
   const before = t.state.freezes.find((f) => f.freeze.id === input.id);
   if (before === undefined) return;
-  t.state = { ...t.state, freezes: t.state.freezes.filter((f) => f.freeze.id !== input.id) };
+  const freezes = t.state.freezes.filter((f) => f.freeze.id !== input.id && !isOver(f.freeze, t.now));
+  t.state = { ...t.state, freezes };
   t.events.push({
     type: 'scheduled_freeze.delete',
     metadata: {

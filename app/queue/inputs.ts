@@ -37,6 +37,7 @@ export type QueueInput =
   | PauseCleared
   | FreezeSaved
   | FreezeDeleted
+  | DequeueRequested
   | EffectFailed
   | Tick;
 
@@ -173,6 +174,13 @@ export interface FreezeDeleted {
   type: 'freeze_deleted';
   id: string;
   reason: string;
+  by: Actor;
+}
+
+/** Someone asked through the API for a queued pull request to leave the queue. */
+export interface DequeueRequested {
+  type: 'dequeue_requested';
+  number: number;
   by: Actor;
 }
 

@@ -3,6 +3,7 @@ import { planCheckRuns } from './check-runs.ts';
 import { handleConfigChanged, handleConfigRejected } from './config-change.ts';
 import { handleTestBranchFailed } from './conflicts.ts';
 import { planBreakWaitCycles } from './cross-partition.ts';
+import { handleDequeueRequested } from './dequeue.ts';
 import { handleEffectFailed } from './effect-failures.ts';
 import { planEmbarkAll } from './embark.ts';
 import { handleCommand, handleCommandNotUnderstood } from './enter.ts';
@@ -109,6 +110,9 @@ function applyInput(t: Transition, input: QueueInput): void {
       return;
     case 'freeze_deleted':
       handleFreezeDeleted(t, input);
+      return;
+    case 'dequeue_requested':
+      handleDequeueRequested(t, input);
       return;
     case 'effect_failed':
       handleEffectFailed(t, input);

@@ -100,6 +100,41 @@ describe('GET /v1/openapi.json', () => {
     expect(params.sort()).toEqual(['owner', 'repository']);
   });
 
+  it.each([
+    ['get', `${REPO}/merge-queue/pull/{pr_number}`, '200', ['owner', 'pr_number', 'repository']],
+    [
+      'get',
+      `${REPO}/merge-queue/pull/{pr_number}/dequeue-impact`,
+      '200',
+      ['owner', 'pr_number', 'repository'],
+    ],
+    ['post', `${REPO}/merge-queue/pull/{pr_number}/dequeue`, '204', ['owner', 'pr_number', 'repository']],
+    ['get', `${REPO}/scheduled_freeze`, '200', ['owner', 'repository']],
+    ['post', `${REPO}/scheduled_freeze`, '201', ['owner', 'repository']],
+    ['patch', `${REPO}/scheduled_freeze/{freeze_id}`, '200', ['freeze_id', 'owner', 'repository']],
+    ['delete', `${REPO}/scheduled_freeze/{freeze_id}`, '204', ['freeze_id', 'owner', 'repository']],
+    ['post', `${REPO}/scheduled_freeze/{freeze_id}/delete`, '204', ['freeze_id', 'owner', 'repository']],
+  ])(
+    'lists %s %s (Mergify-shaped) with its %s answer, 403, 404, 409 and 422',
+    (method, path, success, names) => {
+      const operation = doc.paths[path]?.[method];
+      expect(operation).toBeDefined();
+      for (const code of [success, '403', '404', '409', '422'])
+        expect(operation.responses[code]).toBeDefined();
+      const params = operation.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name);
+      expect(params.sort()).toEqual(names);
+    },
+  );
+
+  it('answers 400 only where Mergify does: changing the start of a freeze that has started', () => {
+    const with400 = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<Json>(item)
+        .filter(([, operation]) => operation.responses?.['400'] !== undefined)
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(with400).toEqual([`patch ${REPO}/scheduled_freeze/{freeze_id}`]);
+  });
+
   it('describes 403, 404 and 409 as {detail} and 422 as a list of {loc, msg, type}', () => {
     const responses = doc.paths[`${REPO}/merge-queue/pause`].get.responses;
     const schemaOf = (code: string) => {

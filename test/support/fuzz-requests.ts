@@ -57,7 +57,8 @@ export function operationCase(ctx: FuzzContext, op: FuzzOperation): fc.Arbitrary
     fc
       .constantFrom(...(domainValues['reason'] ?? ['x']))
       .chain((reason) => fc.constantFrom(reason, reason.repeat(3).slice(0, 255)))
-      .map((reason) => Buffer.from(JSON.stringify({ reason }), 'utf8')),
+      .chain((reason) => validBodyOf(op, reason))
+      .map((body) => Buffer.from(JSON.stringify(body), 'utf8')),
   );
   const badBodies = hostileBodies();
   const hostileBody = fc
@@ -96,9 +97,13 @@ export function operationCase(ctx: FuzzContext, op: FuzzOperation): fc.Arbitrary
       arbitrary: bad('target', fc.nat(targetMutations.length - 1), (i) => targetMutations[i]![0]),
     },
   );
+  const params = pathParamsArb(op);
   const target = logs
     ? fc.oneof(
-        { weight: 3, arbitrary: fc.tuple(repoPath, queryArb(op, fx)).map(([p, q]) => targetOf(op, p, q)) },
+        {
+          weight: 3,
+          arbitrary: fc.tuple(repoPath, queryArb(op, fx), params).map(([p, q, n]) => targetOf(op, p, q, n)),
+        },
         {
           weight: 2,
           arbitrary: linkArb(ctx).map((l) => ({
@@ -107,7 +112,7 @@ export function operationCase(ctx: FuzzContext, op: FuzzOperation): fc.Arbitrary
           })),
         },
       )
-    : fc.tuple(repoPath, queryArb(op, fx)).map(([p, q]) => targetOf(op, p, q));
+    : fc.tuple(repoPath, queryArb(op, fx), params).map(([p, q, n]) => targetOf(op, p, q, n));
 
   return fc
     .record({
@@ -164,18 +169,69 @@ export function operationCase(ctx: FuzzContext, op: FuzzOperation): fc.Arbitrary
     });
 }
 
+/** A body the operation accepts, around a valid reason. */
+function validBodyOf(op: FuzzOperation, reason: string): fc.Arbitrary<Record<string, unknown>> {
+  if (op.path.endsWith('/scheduled_freeze') && op.method === 'POST') {
+    return fc.record({
+      reason: fc.constant(reason),
+      timezone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York'),
+      start: fc.constantFrom(null, '2098-06-01T08:00:00'),
+      end: fc.constantFrom(null, '2099-01-01T00:00:00'),
+      matching_conditions: fc.constantFrom([], ['label=hotfix'], ['base=main', '-draft']),
+    });
+  }
+  if (op.path.endsWith('/delete')) return fc.constant({ delete_reason: reason });
+  return fc.constant({ reason });
+}
+
 function targetOf(
   op: FuzzOperation,
   path: Part<[string, string]>,
   query: Part<QueryPair[]>,
+  params: Part<Record<string, string>> = { value: {} },
 ): Part<{ target: string; path: [string, string] }> {
   const [owner, repository] = path.value;
-  const base = op.path.replace('{owner}', owner).replace('{repository}', repository);
+  let base = op.path.replace('{owner}', owner).replace('{repository}', repository);
+  for (const [name, value] of Object.entries(params.value)) base = base.replace(`{${name}}`, value);
   const qs = query.value.map(([k, v]) => `${encodeValue(text(k))}=${encodeValue(v)}`).join('&');
   return {
     value: { target: qs ? `${base}?${qs}` : base, path: path.value },
-    hostile: path.hostile ?? query.hostile,
+    hostile: path.hostile ?? params.hostile ?? query.hostile,
   };
+}
+
+/**
+ * The path parameters besides owner and repository (a pull request number, a freeze id):
+ * mostly valid values of their kind (which may name nothing: a 404), sometimes hostile ones.
+ */
+function pathParamsArb(op: FuzzOperation): fc.Arbitrary<Part<Record<string, string>>> {
+  const params = op.parameters.filter(
+    (p) => p.in === 'path' && p.name !== 'owner' && p.name !== 'repository',
+  );
+  const one = (p: (typeof params)[number]): fc.Arbitrary<Part<[string, string]>> => {
+    const valid: fc.Arbitrary<string> =
+      p.type.kind === 'integer'
+        ? fc.integer({ min: p.type.min, max: Math.min(p.type.max, p.type.min + 20) }).map(String)
+        : fc.uuid();
+    const hostile =
+      p.type.kind === 'integer'
+        ? ['0', '-1', 'abc', '1.5', '1e3', '99999999999999999999', '%20', 'nul%00']
+        : ['not-a-uuid', '..', '%2F', 'nul%00', 'x'.repeat(300)];
+    return mostly(
+      ok(valid.map((v): [string, string] => [p.name, v])),
+      bad(
+        p.name,
+        fc.constantFrom(...hostile).map((v): [string, string] => [p.name, v]),
+        ([, v]) => v,
+      ),
+      6,
+    );
+  };
+  if (params.length === 0) return ok(fc.constant({}));
+  return fc.tuple(...params.map(one)).map((parts) => ({
+    value: Object.fromEntries(parts.map((part) => part.value)),
+    hostile: parts.find((part) => part.hostile !== undefined)?.hostile,
+  }));
 }
 
 /** Requests over every operation of the document, each equally likely. */

@@ -57,7 +57,9 @@ export async function authorize(
     if (!ownerMatches || !repoMatches)
       throw forbidden('this application key is not valid for this repository');
     if (target.need === 'write' && key.role !== 'admin') {
-      throw forbidden('this application key is read-only; pausing needs an admin key');
+      throw forbidden(
+        'this application key is read-only; changing the queue (pause, dequeue, scheduled freezes) needs an admin key',
+      );
     }
     const now = ctx.now();
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -71,7 +73,9 @@ export async function authorize(
   const access = await ctx.github.accessTo(credential.token, target.owner, target.repository);
   if (access === 'none') throw forbidden('GitHub does not grant this token access to this repository');
   if (target.need === 'write' && access !== 'write') {
-    throw forbidden('this GitHub token has read access only; pausing needs push permission');
+    throw forbidden(
+      'this GitHub token has read access only; changing the queue (pause, dequeue, scheduled freezes) needs push permission',
+    );
   }
   const principal: Principal = {
     async actor() {

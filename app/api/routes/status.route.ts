@@ -4,11 +4,10 @@ import {
   mergeQueueStatusQuerySchema,
   mergeQueueStatusSchema,
 } from '../../../shared/schemas/merge-queue.schema.ts';
-import { queueStateSchema } from '../../queue/state.schema.ts';
 import { computeMergeQueueStatus } from '../../queue/status-projection.ts';
 import { loadPause } from '../../store/pauses.ts';
-import { loadQueueState } from '../../store/queue-state.ts';
 import { errorResponses } from '../error-responses.ts';
+import { readQueueState } from '../queue-state-read.ts';
 import type { RouteContext } from '../server.ts';
 import type { ZodApp } from '../zod-app.ts';
 
@@ -25,13 +24,15 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
     },
     async (request) => {
       const repo = request.repository;
-      const [pause, stored] = await Promise.all([
+      // The stored state is parsed, not trusted: an inconsistent one is a server fault (500), not a
+      // wrong answer.
+      const [pause, state] = await Promise.all([
         loadPause(ctx.store.readDb, repo.id),
-        loadQueueState(ctx.store.readDb, repo.id),
+        readQueueState(ctx.store, repo.id),
       ]);
       const pauseRecord = pause ? { reason: pause.reason, paused_at: pause.pausedAt.toISOString() } : null;
       // A repository the engine has not run for yet has an empty queue.
-      if (stored === null) {
+      if (state === null) {
         return {
           scope_queues: { [DEFAULT_PARTITION_NAME]: [] },
           batches: [],
@@ -39,9 +40,6 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
           pause: pauseRecord,
         };
       }
-      // The stored state is parsed, not trusted: an inconsistent one is a server fault (500), not a
-      // wrong answer.
-      const state = queueStateSchema.parse(stored);
       const status = computeMergeQueueStatus(state, {
         base: request.query.branch ?? repo.defaultBranch,
         now: ctx.now(),

@@ -168,7 +168,8 @@ function parseTimes(text: string): { start: number; end: number }[] | string {
   return ranges;
 }
 
-function canonicalTimeZone(name: string): string | undefined {
+/** The IANA name Intl knows a time zone by, or undefined when it knows none by that name. */
+export function canonicalTimeZone(name: string): string | undefined {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
@@ -179,7 +180,7 @@ function canonicalTimeZone(name: string): string | undefined {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Wall-clock time minus UTC at `instant`, in ms (e.g. +3_600_000 in Paris in winter). */
-function offsetMs(timezone: string, instant: number): number {
+export function offsetMs(timezone: string, instant: number): number {
   let formatter = formatters.get(timezone);
   if (formatter === undefined) {
     formatter = new Intl.DateTimeFormat('en-US', {

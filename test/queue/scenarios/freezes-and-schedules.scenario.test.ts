@@ -36,6 +36,25 @@ describe('scheduled freezes and schedules', () => {
     ]);
   });
 
+  it('a freeze input forgets the freezes that have ended (they hold nothing any more)', () => {
+    const s = scenario();
+    s.send({ type: 'freeze_saved', freeze: freeze({ id: 'short', end: '2026-11-02T09:30:00Z' }), by: ops });
+    s.at('1h');
+    s.send({
+      type: 'freeze_saved',
+      freeze: freeze({ id: 'later', start: '2026-11-02T12:00:00Z', end: null }),
+      by: ops,
+    });
+    expect(s.state.freezes.map((f) => f.freeze.id)).toEqual(['later']);
+    s.send({ type: 'freeze_deleted', id: 'later', reason: 'cancelled', by: ops });
+    expect(s.state.freezes).toEqual([]);
+    expect(s.events().map((e) => e.type)).toEqual([
+      'scheduled_freeze.create',
+      'scheduled_freeze.create',
+      'scheduled_freeze.delete',
+    ]);
+  });
+
   it('freeze holding merges while checks run: the batch passes, waits for the end of the freeze, then merges', () => {
     const s = scenario();
     s.send({ type: 'freeze_saved', freeze: freeze(), by: ops });

@@ -66,6 +66,8 @@ export function renderInput(input: QueueInput, names: ReadonlyMap<string, string
       return `freeze_saved ${input.freeze.id} ${input.freeze.start}..${input.freeze.end ?? '∞'}`;
     case 'freeze_deleted':
       return `freeze_deleted ${input.id}`;
+    case 'dequeue_requested':
+      return `dequeue_requested #${input.number} by ${input.by.name}`;
     case 'effect_failed':
       return `effect_failed ${input.key}`;
     case 'tick':
