@@ -49,7 +49,7 @@ import {
 import { computeInformationFloor } from '../../app/sim/information-floor.ts';
 import { computeMetrics, type QueueMetrics } from '../../app/sim/metrics.ts';
 import { TrainyardPolicy } from '../../app/sim/policies/trainyard.ts';
-import { PARTITIONED_MERGE_QUEUE, RECOMMENDED_CONFIG } from '../../app/sim/recommended-config.ts';
+import { OWN_PARTITIONS, RECOMMENDED_CONFIG } from '../../app/sim/recommended-config.ts';
 import { createRoster } from '../../app/sim/roster.ts';
 import { buildSimulation, findScenario, SCENARIOS, SIMULATED_DAYS } from '../../app/sim/scenarios.ts';
 import { simulate } from '../../app/sim/simulator.ts';
@@ -279,7 +279,7 @@ async function main(): Promise<void> {
   console.log('# Queue benchmark');
   console.log(`Trainyard's recommended configuration: ${JSON.stringify(RECOMMENDED_CONFIG)}`);
   console.log(
-    `with partitions (monorepo, one per large area): merge_queue ${JSON.stringify(PARTITIONED_MERGE_QUEUE)}`,
+    `the same on every scenario; the monorepo adds partition rules: one for each of its ${OWN_PARTITIONS} largest areas, one for the rest`,
   );
   const jobs = await runAll();
   mkdirSync(OUT, { recursive: true });
@@ -353,7 +353,7 @@ async function main(): Promise<void> {
         days: DAYS,
         seeds: SEEDS,
         config: RECOMMENDED_CONFIG,
-        partitionedMergeQueue: PARTITIONED_MERGE_QUEUE,
+        ownPartitions: OWN_PARTITIONS,
         elapsedSeconds: elapsed,
         simulationCpuSeconds: cpu,
         definitions,
