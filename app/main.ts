@@ -1,6 +1,7 @@
-import pino from 'pino';
+import { startActivitySummary } from './activity-summary.ts';
 import type { GithubApp } from './github/github-app.ts';
 import { webhookPath } from './github/webhook-endpoint.ts';
+import { chooseLogFormat, createLogger } from './logging.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { type GithubSide, startSystem } from './start-system.ts';
 import { createApiKey } from './store/api-keys.ts';
@@ -8,9 +9,10 @@ import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { openStore, type Store } from './store/database.ts';
 
 async function start(settings: Settings) {
-  const logger = pino({
+  // Readable lines at a terminal, JSON otherwise (or as LOG_FORMAT says).
+  const logger = createLogger({
     level: settings.LOG_LEVEL,
-    redact: ['req.headers.authorization', '*.privateKey', '*.token'],
+    format: chooseLogFormat(settings.LOG_FORMAT, process.stdout.isTTY === true),
   });
   // 1. Storage: PostgreSQL when DATABASE_URL is set, else embedded PGlite.
   const store = await openStore({ databaseUrl: settings.DATABASE_URL, dataDir: settings.TRAINYARD_DATA_DIR });
@@ -30,6 +32,16 @@ async function start(settings: Settings) {
     now: system.now,
     timeScale: settings.SANDBOX_TIME_SCALE,
   });
+  // In the sandbox, request lines are at debug: a line a minute says that the demo is alive.
+  const stopSummary = side.sandbox
+    ? startActivitySummary({
+        db: store.db,
+        logger: logger.child({ name: 'summary' }),
+        owner: side.sandbox.repository.owner,
+        name: side.sandbox.repository.name,
+        now: system.now,
+      })
+    : () => {};
 
   // 4. Stop cleanly on Ctrl-C / SIGTERM: loops first (work in progress finishes), then HTTP, sandbox, store.
   let stopping = false;
@@ -37,6 +49,7 @@ async function start(settings: Settings) {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    stopSummary();
     await system.stop();
     await store.close();
     process.exit(0);

@@ -23,6 +23,8 @@ const envSchema = z.object({
   TRAINYARD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` or `pretty`; when unset, pretty on a terminal and JSON otherwise (app/logging.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   APP_ID: z.string().min(1).optional(),
   PRIVATE_KEY: z.string().min(1).optional(),
   PRIVATE_KEY_PATH: z.string().min(1).optional(),

@@ -69,6 +69,8 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       publicUrl: settings.TRAINYARD_PUBLIC_URL,
       trustProxy: settings.TRAINYARD_TRUST_PROXY,
       logger,
+      // The sandbox's webhooks come several a second: their request lines would drown the rest.
+      requestLogLevel: side.mode === 'sandbox' ? 'debug' : 'info',
       ...(side.now ? { now: side.now } : {}),
     });
     const app = await createGithubApp({

@@ -4,7 +4,9 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
+  LogController,
 } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -47,6 +49,11 @@ export interface ApiDependencies {
   timeouts?: { requestMs?: number; headersMs?: number; checkEveryMs?: number };
   /** Fastify's logger options, or a pino logger the server logs through (its request ids included). */
   logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  /**
+   * The level of the two lines logged per request (`incoming request`, `request completed`):
+   * `info` (Fastify's, the default) or `debug` (the sandbox, whose webhooks come several a second).
+   */
+  requestLogLevel?: 'info' | 'debug';
 }
 
 export interface RouteContext {
@@ -62,6 +69,7 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
   const app = Fastify({
     // Fastify 5 takes a ready logger as `loggerInstance`, options as `logger`.
     ...(isLoggerInstance(deps.logger) ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
+    ...(deps.requestLogLevel === 'debug' ? { logController: new DebugRequestLines() } : {}),
     // A caller's own X-Request-Id is kept when it is safe to echo; otherwise one is made.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -158,6 +166,23 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** Fastify's two lines per request, with the same fields, one level down (errors stay at error). */
+class DebugRequestLines extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    _request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (error)
+      reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
 
 function isLoggerInstance(logger: ApiDependencies['logger']): logger is FastifyBaseLogger {
