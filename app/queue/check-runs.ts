@@ -135,6 +135,15 @@ function computeQueuedDetails(
             phase: batchPhase(entry.batch),
             pullRequests: entry.batch.numbers,
             merged: isMergedIn(entry.batch, session.number),
+            ...(entry.batch.laneDepth === undefined
+              ? {}
+              : {
+                  laneDepth: {
+                    ...entry.batch.laneDepth,
+                    perCheck: t.state.config.merge_queue.queued_per_check,
+                    ceiling: t.state.config.merge_queue.max_parallel_checks,
+                  },
+                }),
           },
     paused: t.state.pause.paused,
     waitingFor: session.waitingForAhead,

@@ -104,7 +104,14 @@ export interface QueuedDetails {
   /** Place in its first partition's lane (embarked pull requests first), as shown (position-band.ts). */
   position: PositionBand;
   /** The batch it is tested in (`merged`: this pull request is merged already); null while it waits. */
-  batch: { name: string; phase: BatchPhase; pullRequests: number[]; merged: boolean } | null;
+  batch: {
+    name: string;
+    phase: BatchPhase;
+    pullRequests: number[];
+    merged: boolean;
+    /** With mode adaptive: how many batches its lane tested at once when it was built, and why. */
+    laneDepth?: { depth: number; queued: number; perCheck: number; ceiling: number };
+  } | null;
   paused: boolean;
   /** Waits for these pull requests ahead to leave (it conflicts with them); null otherwise. */
   waitingFor: number[] | null;

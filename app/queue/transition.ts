@@ -122,5 +122,6 @@ export function commonOf(batch: Batch): BatchCommon {
     createdAt: batch.createdAt,
     retries: batch.retries,
     ...(batch.overtaken === true ? { overtaken: true } : {}),
+    ...(batch.laneDepth === undefined ? {} : { laneDepth: batch.laneDepth }),
   };
 }

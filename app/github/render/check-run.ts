@@ -75,6 +75,13 @@ function renderQueued(details: QueuedDetails): string {
   if (details.batch !== null) {
     const prs = details.batch.pullRequests.map((n) => `#${n}`).join(', ');
     lines.push(`Tested in ${details.batch.name} with ${prs}: ${PHASE[details.batch.phase]}.`);
+    const { laneDepth } = details.batch;
+    if (laneDepth !== undefined) {
+      const { depth, queued, perCheck, ceiling } = laneDepth;
+      lines.push(
+        `Its lane tested ${depth === 1 ? 'one batch' : `${depth} batches`} at once when it was built: ${queued} pull request${queued === 1 ? ' was' : 's were'} queued there, and the adaptive mode tests one batch per ${perCheck} queued, at most ${ceiling}.`,
+      );
+    }
   }
   lines.push(...renderWhyItWaits(details));
   if (details.estimatedMergeAt !== null)

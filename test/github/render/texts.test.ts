@@ -94,6 +94,33 @@ describe('the Trainyard check run of a queued pull request', () => {
     `);
   });
 
+  it('tested in a batch built by the adaptive mode: why its lane tests that many batches', () => {
+    const adaptive = { depth: 3, queued: 14, perCheck: 5, ceiling: 6 };
+    expect(
+      checkRun({ ...embarked, batch: { ...embarked.batch!, laneDepth: adaptive } }).summary,
+    ).toMatchInlineSnapshot(`
+        "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+        Tested in batch-12 with #4, #7: checks are running.
+
+        Its lane tested 3 batches at once when it was built: 14 pull requests were queued there, and the adaptive mode tests one batch per 5 queued, at most 6.
+
+        Estimated merge: 2026-11-02 14:20 UTC."
+      `);
+    const alone = { depth: 1, queued: 1, perCheck: 5, ceiling: 6 };
+    expect(
+      checkRun({ ...embarked, batch: { ...embarked.batch!, laneDepth: alone } }).summary,
+    ).toMatchInlineSnapshot(`
+        "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+        Tested in batch-12 with #4, #7: checks are running.
+
+        Its lane tested one batch at once when it was built: 1 pull request was queued there, and the adaptive mode tests one batch per 5 queued, at most 6.
+
+        Estimated merge: 2026-11-02 14:20 UTC."
+      `);
+  });
+
   it('tested in a batch, in each phase, with its estimated merge time', () => {
     const phases: BatchPhase[] = ['preparing', 'testing', 'passed', 'failed', 'bisecting', 'merging'];
     const shown = Object.fromEntries(

@@ -60,6 +60,22 @@ describe('mode: adaptive — the lane tests as many batches as its queue needs',
     ]);
   });
 
+  it('says why on the check run of each pull request in the batch', () => {
+    const s = scenario(adaptive());
+    queueMany(s, [1, 2, 3]);
+    s.runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const last = s
+      .effects('publish_check_run')
+      .filter((e) => e.number === 2)
+      .at(-1);
+    expect(last?.details.kind === 'queued' && last.details.batch?.laneDepth).toEqual({
+      depth: 2,
+      queued: 3,
+      perCheck: 2,
+      ceiling: 4,
+    });
+  });
+
   it('the fixed mode tests max_parallel_checks batches whatever the queue', () => {
     const s = scenario({ queue_rules: [single], merge_queue: { max_parallel_checks: 4 } });
     queueMany(s, [1, 2]);
