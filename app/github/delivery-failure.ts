@@ -9,15 +9,7 @@ import { z } from 'zod';
  * back through a dozen attempts.
  */
 
-/** Probot reports a handler's errors together; one error is reported as itself. */
-export function unwrapHandlerFailure(error: unknown): unknown {
-  return error instanceof AggregateError && error.errors.length === 1 ? error.errors[0] : error;
-}
-
 export function isPoisonFailure(error: unknown): boolean {
-  if (error instanceof AggregateError) {
-    return error.errors.length > 0 && error.errors.every((e: unknown) => isPoisonFailure(e));
-  }
   if (error instanceof z.core.$ZodError) return true;
   // fetch reports a network failure as a TypeError with the failure as its cause: that one passes.
   if (error instanceof TypeError) return error.cause === undefined;

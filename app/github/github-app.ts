@@ -7,9 +7,14 @@ import type { Store } from '../store/database.ts';
 import { pruneOutbox } from '../store/outbox.ts';
 import { DEFAULT_RETENTION_DAYS, pruneRetention } from '../store/retention.ts';
 import { pruneDeliveries } from '../store/webhook-deliveries.ts';
-import { handledEvents, repositoryChangeEvents, trainyardApp } from './app.ts';
 import { DeliveryProcessor } from './delivery-processor.ts';
-import { commitDeliveryGroup, type DeliveryShell } from './delivery-shell.ts';
+import {
+  commitDeliveries,
+  type DeliveryShell,
+  handledEvents,
+  isGroupable,
+  translateDelivery,
+} from './delivery-step.ts';
 import { createEffectRunner } from './effect-runner.ts';
 import type { ExecuteEffectOptions } from './effects/execute-effect.ts';
 import { appIdentityOf } from './effects/ownership.ts';
@@ -71,9 +76,8 @@ const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
 
 /**
  * The GitHub App, composed (issue #4's data flow): signed webhooks are stored by the inbox and
- * acknowledged; the delivery processor dispatches them to the Probot handlers, which translate
- * and step the engine; the outbox worker carries effects out on GitHub; the scheduler feeds
- * wake-ups back. Every part is shared-database safe, so several instances may run.
+ * acknowledged; the delivery processor translates them (delivery-step.ts) and commits their
+ * steps; the outbox worker carries effects out on GitHub; the scheduler feeds wake-ups back. Every part is shared-database safe, so several instances may run.
  */
 export async function createGithubApp(options: GithubAppOptions): Promise<GithubApp> {
   const { store, logger, credentials } = options;
@@ -86,15 +90,14 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     privateKey: credentials.privateKey,
     secret: credentials.webhookSecret,
     ...(credentials.baseUrl === undefined ? {} : { baseUrl: credentials.baseUrl }),
-    // Quiet but for the fatal: Probot logs every handler error with the whole payload attached,
-    // and the delivery processor already logs each failure once, with the delivery and event.
+    // Probot authenticates as the app (GET /app below); quiet but for the fatal.
     log: logger.child({ name: 'probot' }, { level: logger.isLevelEnabled('fatal') ? 'fatal' : 'silent' }),
     Octokit: ProbotOctokit.defaults({ retry: { enabled: policy.retries > 0 }, throttle: { enabled: false } }),
   });
   const appSlug = options.appSlug ?? (await fetchAppSlug(probot));
 
-  // Filled below: the handlers wake the loops, the loops are built after the handlers.
-  const loops: { processor?: DeliveryProcessor; worker?: OutboxWorker; scheduler?: Scheduler } = {};
+  // Filled below: a committed step wakes the loops, which are built after the shell.
+  const loops: { worker?: OutboxWorker; scheduler?: Scheduler } = {};
   const shell: DeliveryShell = {
     store,
     octokits,
@@ -103,20 +106,18 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     appSlug,
     ids,
     now,
-    leaseOf: (id) => loops.processor?.leaseOf(id),
     stepped: () => {
       loops.worker?.wake();
       loops.scheduler?.wake();
     },
   };
-  await probot.load(trainyardApp(shell));
   const processor = new DeliveryProcessor({
     db: store.db,
-    dispatch: (delivery) => probot.receive(delivery as Parameters<Probot['receive']>[0]),
+    translate: (delivery, shared) => translateDelivery(shell, delivery, shared),
+    commit: (entries) => commitDeliveries(shell, entries),
+    groupable: isGroupable,
     logger: logger.child({ name: 'webhooks' }),
     now,
-    commitGroup: (entries) => commitDeliveryGroup(shell, entries),
-    groupable: (event) => !repositoryChangeEvents.has(event),
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
   const worker = new OutboxWorker({
@@ -140,7 +141,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     now,
     ...(options.pollMs === undefined ? {} : { maxSleepMs: options.pollMs }),
   });
-  Object.assign(loops, { processor, worker, scheduler });
+  Object.assign(loops, { worker, scheduler });
 
   await registerWebhookEndpoint(
     options.server,

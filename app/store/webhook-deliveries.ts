@@ -62,8 +62,6 @@ export interface ClaimedDelivery {
   payload: string;
   /** Claims so far, this one included: the lease's token. */
   attempts: number;
-  /** Its place in arrival order (a bigint, as text). */
-  seq: string;
 }
 
 /** The claim that holds a delivery. */
@@ -147,7 +145,6 @@ async function keepRuns(db: Queryable, rows: ClaimedRow[]): Promise<ClaimedDeliv
       orderingKey: r.ordering_key,
       payload: r.payload,
       attempts: r.attempts,
-      seq: String(r.seq),
     };
     if (Number(r.rank) === expected) {
       next.set(r.ordering_key, expected + 1);

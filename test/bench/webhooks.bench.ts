@@ -13,8 +13,8 @@
  *   to the app at a fixed rate (open loop, at most BENCH_CONCURRENCY in flight), timing each
  *   answer.
  *
- * The app does its real work for each delivery: signature check, inbox insert, claim, Probot
- * dispatch, REST reads from the sandbox, engine step transaction, outbox effects run against
+ * The app does its real work for each delivery: signature check, inbox insert, claim,
+ * translation, REST reads from the sandbox, engine step transaction, outbox effects run against
  * the sandbox. Only the events the app subscribes to are sent (app.yml).
  *
  * Figures: deliveries/s sustained (first send to last processed); acknowledgement latency (HTTP
@@ -55,7 +55,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
-import { handledEvents } from '../../app/github/app.ts';
+import { handledEvents } from '../../app/github/delivery-step.ts';
 import { createGithubApp } from '../../app/github/github-app.ts';
 import { productionRequestPolicy, type RequestPolicy } from '../../app/github/octokit.ts';
 import { webhookPath } from '../../app/github/webhook-endpoint.ts';
@@ -592,7 +592,7 @@ class ProcessingTrace {
       {
         level: 'debug',
         onChild(child) {
-          // DeliveryProcessor.process() makes this child right after the claim. (Looked for in
+          // DeliveryProcessor.processGroup() makes this child right after the claim. (Looked for in
           // the serialized bindings first: parsing those of every request's child costs.)
           const serialized = (child as unknown as Record<symbol, unknown>)[pino.symbols.chindingsSym];
           if (typeof serialized === 'string' && !serialized.includes('"delivery":')) return;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryProcessor } from '../../app/github/delivery-processor.ts';
-import type { GroupEntry } from '../../app/github/delivery-shell.ts';
+import type { GroupEntry } from '../../app/github/delivery-step.ts';
 import type { Store } from '../../app/store/database.ts';
 import {
   claimDeliveries,
@@ -13,9 +13,9 @@ import { openTestStore } from '../support/test-store.ts';
 
 /*
  * Group commit (delivery-processor.ts): a repository's pending deliveries are claimed together,
- * dispatched, and their steps committed in one transaction. The handlers and the engine are
- * stand-ins here: a dispatch hands the delivery's id over as its step, and a commit marks the
- * group processed in a transaction (as runStep does) and records what it applied.
+ * translated, and their steps committed in one transaction. The translation and the engine are
+ * stand-ins here: a translation answers with the delivery's id as its input, and a commit marks
+ * the group processed in a transaction (as runStep does) and records what it applied.
  */
 
 let store: Store;
@@ -57,18 +57,18 @@ interface Harness {
   applied: string[];
   /** Each commit's delivery ids. */
   commits: string[][];
-  /** Delivery ids in the order their dispatches began. */
-  dispatched: string[];
+  /** Delivery ids in the order their translations began. */
+  translated: string[];
 }
 
 function harness(params: {
-  failDispatch?: (id: string) => boolean;
+  failTranslation?: (id: string) => boolean;
   failCommit?: (ids: string[]) => boolean;
   beforeCommit?: (ids: string[]) => Promise<void>;
   leaseMs?: number;
 }): Harness {
   const applied: string[] = [];
-  const dispatched: string[] = [];
+  const translated: string[] = [];
   const commits: string[][] = [];
   const processor: DeliveryProcessor = new DeliveryProcessor({
     db: store.db,
@@ -77,22 +77,18 @@ function harness(params: {
     random: () => 0,
     backoff: { baseMs: 1_000, maxMs: 1_000 },
     ...(params.leaseMs === undefined ? {} : { leaseMs: params.leaseMs }),
-    dispatch: async ({ id }) => {
-      dispatched.push(id);
-      if (params.failDispatch?.(id)) throw new Error(`GitHub 502 for ${id}`);
-      const lease = processor.leaseOf(id)!;
-      if (lease.defer !== undefined) {
-        lease.defer({ repositoryId: '1', bootstrap: [], inputs: [{ type: 'tick', key: id } as never] });
-        return;
-      }
-      // Alone (not in a group): the handler steps and completes the delivery itself.
-      const marked = await completeDeliveries(store.db, [lease], { now: clock });
-      if (!marked.has(id)) throw new DeliveryLeaseLostError(id);
-      lease.completed = true;
-      applied.push(id);
-      commits.push([id]);
+    groupable: () => true,
+    translate: async ({ id }) => {
+      translated.push(id);
+      if (params.failTranslation?.(id)) throw new Error(`GitHub 502 for ${id}`);
+      return {
+        kind: 'inputs',
+        repositoryId: '1',
+        bootstrap: [],
+        inputs: [{ type: 'tick', key: id } as never],
+      };
     },
-    commitGroup: async (entries: readonly GroupEntry[]) => {
+    commit: async (entries: readonly GroupEntry[]) => {
       const ids = entries.map((e) => e.lease.deliveryId);
       await params.beforeCommit?.(ids);
       if (params.failCommit?.(ids)) throw new Error(`the engine refused ${ids.join(',')}`);
@@ -106,14 +102,14 @@ function harness(params: {
         if (lost !== undefined) throw new DeliveryLeaseLostError(lost);
       });
       for (const e of entries) {
-        const key = (e.step?.inputs[0] as { key?: string } | undefined)?.key;
+        const key = (e.step?.kind === 'inputs' ? (e.step.inputs[0] as { key?: string }) : undefined)?.key;
         expect(key).toBe(e.lease.deliveryId);
         applied.push(e.lease.deliveryId);
       }
       commits.push(ids);
     },
   });
-  return { processor, applied, commits, dispatched };
+  return { processor, applied, commits, translated };
 }
 
 describe('claiming a repository’s deliveries together', () => {
@@ -153,10 +149,10 @@ describe('group commit', () => {
     for (const id of h.applied) expect((await row(id)).processed_at).not.toBeNull();
   });
 
-  it('a delivery that fails to dispatch: the ones before it apply, it is retried, the ones after it wait unapplied', async () => {
+  it('a delivery that fails to translate: the ones before it apply, it is retried, the ones after it wait unapplied', async () => {
     for (const id of ['a-1', 'a-2', 'a-3', 'a-4', 'a-5']) await save(id, 'a');
     let failing = true;
-    const h = harness({ failDispatch: (id) => failing && id === 'a-3' });
+    const h = harness({ failTranslation: (id) => failing && id === 'a-3' });
     await h.processor.runUntilIdle();
     expect(h.applied).toEqual(['a-1', 'a-2']);
     expect(await row('a-3')).toMatchObject({ processed_at: null, attempts: 1, leased_until: null });
@@ -197,7 +193,7 @@ describe('group commit', () => {
       leaseMs: 10_000,
       beforeCommit: async () => {
         if (taken.length > 0) return;
-        // Dispatching took longer than the lease: another instance claims the group meanwhile.
+        // Translating took longer than the lease: another instance claims the group meanwhile.
         taken = await claimDeliveries(store.db, { limit: 10, leaseMs: 60_000, now: at(10_000), perKey: 10 });
       },
     });

@@ -17,7 +17,7 @@ import { appPrivateKey } from '../support/trainyard-tester.ts';
  * error) is parked at its first failure with one error line; one that fails for a while (GitHub
  * unreachable, the database) is retried. The poison deliveries here are stored straight into the
  * inbox, as one stored before the door checked payloads would be, and processed by the real
- * GitHub App (Probot dispatch, translators).
+ * GitHub App (delivery-step.ts's translators).
  */
 
 let store: Store;
@@ -135,9 +135,11 @@ describe('the processor tells failures that pass from those that do not', () => 
     const log = capturingLogger();
     const processor = new DeliveryProcessor({
       db: store.db,
-      dispatch: async () => {
+      translate: async () => {
         throw error();
       },
+      commit: async () => {},
+      groupable: () => true,
       logger: log.logger,
       now: () => t0,
       random: () => 0,
@@ -166,10 +168,7 @@ describe('the processor tells failures that pass from those that do not', () => 
   it.each([
     ['a TypeError', () => new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['a schema error', () => z.object({ id: z.number() }).safeParse({}).error],
-    [
-      "Probot's report of a handler's TypeError",
-      () => new AggregateError([new TypeError('x is not a function')], 'x is not a function'),
-    ],
+    ['a ReferenceError', () => new ReferenceError('x is not defined')],
   ])('%s ⇒ parked', async (_, error) => {
     await save('d-1', 'push', {});
     const { processor, log } = processorThrowing(error);

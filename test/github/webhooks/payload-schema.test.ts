@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { handledEvents } from '../../../app/github/app.ts';
 import type { RepositoryClient } from '../../../app/github/client.ts';
+import { handledEvents } from '../../../app/github/delivery-step.ts';
 import { FactsCache } from '../../../app/github/facts-cache.ts';
 import * as checkRun from '../../../app/github/webhooks/check-run.ts';
 import * as installation from '../../../app/github/webhooks/installation.ts';
