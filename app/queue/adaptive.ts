@@ -1,5 +1,5 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
-import type { Session } from './state.ts';
+import type { Batch, QueueState, Session } from './state.ts';
 
 /*
  * `merge_queue.mode: adaptive`: the lane's depth follows its queue instead of a fixed count.
@@ -54,4 +54,44 @@ export function rankPartitionSpread(config: TrainyardConfig, session: Session): 
 /** One line for the batch's events: why the lane tests this many batches. */
 export function describeDepth(lane: LaneDepth, config: TrainyardConfig): string {
   return `adaptive: ${lane.depth} batch${lane.depth === 1 ? '' : 'es'} at once for ${lane.queued} queued (one per ${config.merge_queue.queued_per_check}, at most ${config.merge_queue.max_parallel_checks})`;
+}
+
+/*
+ * A failed batch of one pull request, in the adaptive mode: retried once when a failure of a
+ * single pull request is likely enough to be a flake. A retry costs one run; ejecting a good pull
+ * request costs its author's look at the failure, a new place at the back of the queue and its
+ * tests again — about twice a run's wait or more. So it pays when P(flake | it failed) ≥ 1/3. That
+ * probability is learnt from how earlier retries of single pull requests ended (a Beta(1, 1)
+ * prior: the first failures are retried), each observation weighing 5 % less with every new one.
+ */
+const RETRY_WHEN_FLAKE_AT_LEAST = 1 / 3;
+const SOLO_RETRY_DECAY = 0.95;
+
+/** P(a failure of a single pull request was a flake), as observed so far. */
+export function estimateSoloFlake(state: QueueState): number {
+  const { passed, failed } = state.soloRetries ?? { passed: 0, failed: 0 };
+  return (1 + passed) / (2 + passed + failed);
+}
+
+/** Whether the adaptive mode retries this failed batch (never a batch of several: it is bisected). */
+export function decideAdaptiveRetry(state: QueueState, batch: Batch): boolean {
+  if (!isAdaptive(state.config) || batch.numbers.length !== 1 || batch.retries > 0) return false;
+  return estimateSoloFlake(state) >= RETRY_WHEN_FLAKE_AT_LEAST;
+}
+
+/** How a retry the adaptive mode decided ended: the next estimate. */
+export function recordSoloRetry(state: QueueState, passed: boolean): QueueState {
+  const before = state.soloRetries ?? { passed: 0, failed: 0 };
+  const decayed = { passed: before.passed * SOLO_RETRY_DECAY, failed: before.failed * SOLO_RETRY_DECAY };
+  return {
+    ...state,
+    soloRetries: passed
+      ? { ...decayed, passed: decayed.passed + 1 }
+      : { ...decayed, failed: decayed.failed + 1 },
+  };
+}
+
+/** One line for the retry's events. */
+export function describeSoloRetry(state: QueueState): string {
+  return `adaptive: a failure of a single pull request has been a flake ${Math.round(estimateSoloFlake(state) * 100)} % of the time here`;
 }

@@ -65,7 +65,7 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
   }
   const rule = t.state.config.queue_rules.find((r) => r.name === batch.queueName);
   if (rule === undefined) return 'held';
-  if (decideRetry(rule, batch) === 'retry') {
+  if (decideRetry(t.state, rule, batch) === 'retry') {
     retryBatch(t, { lane, batch, run, attempt, timedOut, rule });
     return 'retried';
   }

@@ -1,5 +1,6 @@
+import type { QueueRule } from '../config/config.schema.ts';
 import { closeDraft } from './abort.ts';
-import { describeDepth } from './adaptive.ts';
+import { describeDepth, isAdaptive, recordSoloRetry } from './adaptive.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { replaceSubBatch } from './embark.ts';
 import type { ChecksReported, TestBranchPrepared } from './inputs.ts';
@@ -89,6 +90,7 @@ export function decideTrialResult(t: Transition, found: Located, timedOut: boole
     if (found.sub === null) {
       recordCiDuration(t, run);
       recordCiResult(t, true);
+      observeRetry(t, found.batch, rule, true);
     }
     return;
   }
@@ -97,7 +99,10 @@ export function decideTrialResult(t: Transition, found: Located, timedOut: boole
     return;
   }
   const lane = putTrial(t, found, { phase: 'failed', attempt, run, endedAt: t.nowIso, timedOut });
-  if (found.sub === null) recordCiResult(t, false);
+  if (found.sub === null) {
+    recordCiResult(t, false);
+    observeRetry(t, found.batch, rule, false);
+  }
   if (found.sub !== null) {
     // A probe's failure is final at once: its checks end now.
     const unit = computeSubBatchUnit(lane, found.batch, found.sub, run);
@@ -119,4 +124,11 @@ function recordCiDuration(t: Transition, run: TestRun): void {
   const seconds = Math.max(1, Math.round((t.now.getTime() - Date.parse(run.startedAt)) / 1000));
   const ciDurations = [...t.state.ciDurations, seconds].slice(-RECENT_CI_DURATIONS);
   t.state = { ...t.state, ciDurations };
+}
+
+/** A retry the adaptive mode chose (beyond max_checks_retries) ended: what it teaches. */
+function observeRetry(t: Transition, batch: Batch, rule: QueueRule, passed: boolean): void {
+  if (!isAdaptive(t.state.config) || batch.numbers.length !== 1) return;
+  if (batch.retries === 0 || batch.retries <= rule.max_checks_retries) return;
+  t.state = recordSoloRetry(t.state, passed);
 }

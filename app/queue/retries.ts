@@ -1,12 +1,14 @@
 import type { QueueRule } from '../config/config.schema.ts';
+import { decideAdaptiveRetry, describeSoloRetry } from './adaptive.ts';
 import { requestTestBranch } from './embark.ts';
-import type { Batch, Lane, TestRun } from './state.ts';
+import type { Batch, Lane, QueueState, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
 import { commonOf, putBatch, type Transition } from './transition.ts';
 
-/** Whether a failed batch is re-run before anything is isolated. */
-export function decideRetry(rule: QueueRule, batch: Batch): 'retry' | 'isolate' {
-  return batch.retries < rule.max_checks_retries ? 'retry' : 'isolate';
+/** Whether a failed batch is re-run before anything is isolated (max_checks_retries, or the adaptive mode's choice). */
+export function decideRetry(state: QueueState, rule: QueueRule, batch: Batch): 'retry' | 'isolate' {
+  if (batch.retries < rule.max_checks_retries) return 'retry';
+  return decideAdaptiveRetry(state, batch) ? 'retry' : 'isolate';
 }
 
 /** Re-runs a failed batch on a fresh test branch (same pull requests, same parents). */
@@ -15,14 +17,15 @@ export function retryBatch(
   params: { lane: Lane; batch: Batch; run: TestRun; attempt: number; timedOut: boolean; rule: QueueRule },
 ): void {
   const { lane, batch, run, attempt, timedOut, rule } = params;
-  const retry = { attempt: batch.retries + 1, max: rule.max_checks_retries };
+  const adaptive = batch.retries >= rule.max_checks_retries;
+  const retry = { attempt: batch.retries + 1, max: adaptive ? batch.retries + 1 : rule.max_checks_retries };
   emitChecksEnd(t, computeBatchUnit(lane, batch, run), batch.numbers, {
     conclusion: timedOut ? 'timed_out' : 'failure',
     timedOut,
     checks: run.checks,
     abort: {
       code: 'CHECKS_RETRIED',
-      reason: `${batch.name} ${timedOut ? 'timed out' : 'failed'}; retry ${retry.attempt} of ${retry.max}`,
+      reason: `${batch.name} ${timedOut ? 'timed out' : 'failed'}; retry ${retry.attempt} of ${retry.max}${adaptive ? ` (${describeSoloRetry(t.state)})` : ''}`,
       status: 'REEMBARKED',
     },
     retry,

@@ -179,6 +179,11 @@ export const queueStateShapeSchema = z.strictObject({
   ciDurations: z.array(z.number().positive()),
   /** Results of the most recent batch tests (true: passed), oldest first: the observed failure rate. */
   ciResults: z.array(z.boolean()),
+  /**
+   * With mode adaptive: how retries of failed single pull requests ended (weights decay with each
+   * new one, so the estimate follows the repository's CI). Absent until the first such retry.
+   */
+  soloRetries: z.strictObject({ passed: z.number().min(0), failed: z.number().min(0) }).optional(),
   /** Last emitted gauge values, so `action.queue.change` / `checks.change` go out on change only. */
   gauges: z.strictObject({
     sizes: z.record(z.string(), z.int().min(0)),

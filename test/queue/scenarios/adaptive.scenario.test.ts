@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { trainyardConfigSchema } from '../../../app/config/config.schema.ts';
-import { computeLaneDepth } from '../../../app/queue/adaptive.ts';
-import { scenario } from '../support/scenario.ts';
+import {
+  computeLaneDepth,
+  decideAdaptiveRetry,
+  estimateSoloFlake,
+  recordSoloRetry,
+} from '../../../app/queue/adaptive.ts';
+import { initialState } from '../../../app/queue/state.schema.ts';
+import type { Batch } from '../../../app/queue/state.ts';
+import { failIfContains, scenario } from '../support/scenario.ts';
 
 /** One pull request a batch, so that the number of batches under test is the lane's depth. */
 const single = { name: 'default', batch_size: 1, batch_max_wait_time: '0s' };
@@ -154,5 +161,59 @@ describe('mode: adaptive — pull requests in several partitions go first among 
     s.runUntilIdle({ ci: () => 'hang', until: '1m' });
     const web = s.status().batches.filter((b) => b.scopes.includes('web'));
     expect(web.flatMap((b) => b.pull_requests.map((p) => p.number))).toEqual([4]);
+  });
+});
+
+describe('mode: adaptive — a failed single pull request is retried while failures of single pull requests are often flakes', () => {
+  it('learns P(flake | a single pull request failed) from how its retries ended', () => {
+    const config = trainyardConfigSchema.parse(adaptive());
+    let state = initialState(config);
+    expect(estimateSoloFlake(state)).toBe(0.5);
+    const batch = { numbers: [1], retries: 0 } as Batch;
+    expect(decideAdaptiveRetry(state, batch)).toBe(true);
+    expect(decideAdaptiveRetry(state, { ...batch, numbers: [1, 2] })).toBe(false);
+    expect(decideAdaptiveRetry(state, { ...batch, retries: 1 })).toBe(false);
+    state = recordSoloRetry(recordSoloRetry(state, false), false);
+    expect(estimateSoloFlake(state)).toBeCloseTo(1 / 3.95, 3);
+    expect(decideAdaptiveRetry(state, batch)).toBe(false);
+    state = recordSoloRetry(recordSoloRetry(state, true), true);
+    expect(decideAdaptiveRetry(state, batch)).toBe(true);
+  });
+
+  it('a flaky failure is retried, passes, and the pull request merges without leaving the queue', () => {
+    const s = scenario(adaptive());
+    queueMany(s, [1]);
+    s.runUntilIdle({ ci: (_numbers, attempt) => (attempt === 1 ? 'failure' : 'success') });
+    expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([1]);
+    const retried = s
+      .events('action.queue.checks_end')
+      .map((e) => e.type === 'action.queue.checks_end' && e.metadata.abort_reason)
+      .filter((r) => typeof r === 'string' && r.includes('retry'));
+    expect(retried).toEqual([
+      'batch-1 failed; retry 1 of 1 (adaptive: a failure of a single pull request has been a flake 50 % of the time here)',
+    ]);
+    expect(s.state.soloRetries).toEqual({ passed: 1, failed: 0 });
+  });
+
+  it('once retries keep failing, a failing pull request leaves at its first failure', () => {
+    const s = scenario(adaptive());
+    queueMany(s, [1]);
+    s.runUntilIdle({ ci: failIfContains(1) });
+    queueMany(s, [2]);
+    s.runUntilIdle({ ci: failIfContains(2) });
+    expect(s.state.soloRetries).toEqual({ passed: 0, failed: 1.95 });
+    const runsBefore = s.effects('prepare_test_branch').length;
+    queueMany(s, [3]);
+    s.runUntilIdle({ ci: failIfContains(3) });
+    expect(s.effects('prepare_test_branch').length - runsBefore).toBe(1);
+    expect(s.events('action.queue.leave').map((e) => e.pull_request)).toEqual([1, 2, 3]);
+  });
+
+  it('the fixed mode never retries beyond max_checks_retries', () => {
+    const s = scenario({ queue_rules: [single], merge_queue: { max_parallel_checks: 4 } });
+    queueMany(s, [1]);
+    s.runUntilIdle({ ci: (_numbers, attempt) => (attempt === 1 ? 'failure' : 'success') });
+    expect(s.events('action.queue.merged')).toEqual([]);
+    expect(s.state.soloRetries).toBeUndefined();
   });
 });
