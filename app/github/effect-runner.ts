@@ -1,10 +1,24 @@
 import type { Logger } from 'pino';
-import type { Effect } from '../queue/effects.ts';
+import type { Effect, ScheduleWakeUp } from '../queue/effects.ts';
 import type { QueueInput } from '../queue/inputs.ts';
 import type { Store } from '../store/database.ts';
+import type { RepositoryClient } from './client.ts';
 import { EffectFailedError } from './effect-failure.ts';
-import { type ExecuteEffectOptions, executeEffect, isGithubEffect } from './effects/execute-effect.ts';
-import type { AppIdentity } from './effects/ownership.ts';
+import { executeCancelChecks } from './effects/cancel-checks.ts';
+import { executeCloseDraftPr } from './effects/close-draft-pr.ts';
+import { executeFastForwardBase } from './effects/fast-forward-base.ts';
+import { executeMergePr } from './effects/merge-pr.ts';
+import type { AppIdentity, Ownership } from './effects/ownership.ts';
+import { executePostComment } from './effects/post-comment.ts';
+import { executePrepareTestBranch } from './effects/prepare-test-branch.ts';
+import { executePublishCheckRun } from './effects/publish-check-run.ts';
+import { executeReactToComment } from './effects/react-to-comment.ts';
+import { upgradeStoredEffect } from './effects/stored-effect.ts';
+import {
+  defaultHeadPolling,
+  executeUpdatePrInPlace,
+  type HeadPolling,
+} from './effects/update-pr-in-place.ts';
 import { isTransientGithubError } from './errors.ts';
 import { describeFailure } from './failure-text.ts';
 import type { InstallationOctokits } from './octokit.ts';
@@ -71,5 +85,59 @@ function failureInputs(effect: Effect, reason: string): QueueInput[] {
       return effect.numbers.map((number) => ({ type: 'merge_failed', number, reason }));
     default:
       return [];
+  }
+}
+
+/** The effects GitHub carries out; schedule_wake_up belongs to the scheduler. */
+export type GithubEffect = Exclude<Effect, ScheduleWakeUp>;
+
+export function isGithubEffect(effect: Effect): effect is GithubEffect {
+  return effect.type !== 'schedule_wake_up';
+}
+
+export interface ExecuteEffectOptions extends Ownership {
+  /** Waiting for GitHub to move a head after update-branch (tests wait for nothing). */
+  headPolling?: HeadPolling;
+}
+
+/**
+ * Carries out one effect on GitHub and answers with the inputs its result means ([] for
+ * fire-and-forget effects). Idempotent: running an effect twice does no harm. Destructive
+ * effects touch only what is the app's own (ownership.ts: `options.identity`).
+ *
+ * Throws when the effect should be run again later: a transient GitHub error
+ * (`isTransientGithubError`: 5xx, network, rate limits, races). Any other error thrown is
+ * permanent (a 403 for a missing permission, a bug): retrying will not help.
+ */
+export async function executeEffect(
+  stored: GithubEffect,
+  client: RepositoryClient,
+  options: ExecuteEffectOptions = {},
+): Promise<QueueInput[]> {
+  const effect = upgradeStoredEffect(stored) as GithubEffect | null;
+  if (effect === null) return [];
+  switch (effect.type) {
+    case 'prepare_test_branch':
+      return executePrepareTestBranch(effect, client, options);
+    case 'update_pr_in_place':
+      return executeUpdatePrInPlace(effect, client, options.headPolling ?? defaultHeadPolling);
+    case 'close_draft_pr':
+      return executeCloseDraftPr(effect, client, options);
+    case 'merge_pr':
+      return executeMergePr(effect, client);
+    case 'fast_forward_base':
+      return executeFastForwardBase(effect, client);
+    case 'publish_check_run':
+      return executePublishCheckRun(effect, client);
+    case 'post_comment':
+      return executePostComment(effect, client);
+    case 'react_to_comment':
+      return executeReactToComment(effect, client);
+    case 'cancel_checks':
+      return executeCancelChecks(effect, client);
+    default: {
+      const unknown: never = effect;
+      throw new Error(`no executor for effect ${JSON.stringify(unknown)}`);
+    }
   }
 }

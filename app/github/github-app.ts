@@ -15,8 +15,7 @@ import {
   isGroupable,
   translateDelivery,
 } from './delivery-step.ts';
-import { createEffectRunner } from './effect-runner.ts';
-import type { ExecuteEffectOptions } from './effects/execute-effect.ts';
+import { createEffectRunner, type ExecuteEffectOptions } from './effect-runner.ts';
 import { appIdentityOf } from './effects/ownership.ts';
 import { FactsCache } from './facts-cache.ts';
 import {

@@ -1,8 +1,8 @@
 import { isTestBranch } from '../queue/ids.ts';
 import type { CheckReport, PullRequestSnapshot, QueueInput } from '../queue/inputs.ts';
 import type { PullRequestInfo, RepositoryClient } from './client.ts';
-import { CHECK_RUN_NAME } from './effects/publish-check-run.ts';
 import type { FactsCache } from './facts-cache.ts';
+import { CHECK_RUN_NAME } from './render/check-run.ts';
 
 /**
  * A pull request as GitHub has it now. Webhooks arrive late, twice or out of order, so the

@@ -1,4 +1,7 @@
-import type { GithubOctokit } from './octokit.ts';
+import type { ProbotOctokit } from 'probot';
+
+/** octokit.ts's GithubOctokit, named here: octokit.ts installs this hook, so importing it would make a cycle. */
+type GithubOctokit = InstanceType<typeof ProbotOctokit>;
 
 /** How failed requests are retried (octokit reports a network failure as a 500). */
 export interface RequestRetries {

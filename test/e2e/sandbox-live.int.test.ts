@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PRIORITY } from '../../app/config/config.schema.ts';
 import { parseConfig } from '../../app/config/load-config.ts';
-import { CHECK_RUN_NAME } from '../../app/github/effects/publish-check-run.ts';
+import { CHECK_RUN_NAME } from '../../app/github/render/check-run.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
 import type { Sandbox } from '../../app/sandbox/start-sandbox.ts';
 import { readSettings } from '../../app/settings.ts';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepositoryClient } from '../../app/github/client.ts';
-import { executeEffect } from '../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../app/github/effect-runner.ts';
 import { appIdentityOf } from '../../app/github/effects/ownership.ts';
 import { MergeConflictError, MergeRefusedError, NotFoundError } from '../../app/github/errors.ts';
 import { InstallationOctokits, testRequestPolicy } from '../../app/github/octokit.ts';

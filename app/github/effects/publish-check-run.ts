@@ -1,10 +1,7 @@
 import type { PublishCheckRun } from '../../queue/effects.ts';
 import type { QueueInput } from '../../queue/inputs.ts';
 import type { RepositoryClient } from '../client.ts';
-import { renderCheckRunSummary, renderCheckRunTitle } from '../render/check-run.ts';
-
-/** The name of the check run Trainyard keeps on each queued pull request's head. */
-export const CHECK_RUN_NAME = 'Trainyard';
+import { CHECK_RUN_NAME, renderCheckRunSummary, renderCheckRunTitle } from '../render/check-run.ts';
 
 /** Creates the "Trainyard" check run on the head, or updates the one already there. */
 export async function executePublishCheckRun(

@@ -15,6 +15,9 @@ import type { PositionBand } from '../../queue/position-band.ts';
  * compare (app/queue/check-runs.ts).
  */
 
+/** The name of the check run Trainyard keeps on each queued pull request's head. */
+export const CHECK_RUN_NAME = 'Trainyard';
+
 export function renderCheckRunTitle(details: CheckRunDetails): string {
   switch (details.kind) {
     case 'queued':

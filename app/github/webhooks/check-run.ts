@@ -3,9 +3,9 @@ import { isTestBranch } from '../../queue/ids.ts';
 import type { CheckReport, QueueInput } from '../../queue/inputs.ts';
 import { parseCheckRun } from '../check-report.ts';
 import type { RepositoryClient } from '../client.ts';
-import { CHECK_RUN_NAME } from '../effects/publish-check-run.ts';
 import type { FactsCache } from '../facts-cache.ts';
 import { fetchPullRequestState, type PullRequestState, toPullRequestInput } from '../pull-request-state.ts';
+import { CHECK_RUN_NAME } from '../render/check-run.ts';
 
 type Schemas = components['schemas'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import { cancelChecks } from '../../support/effect-builders.ts';
 import { nockCancelWorkflowRun, nockListWorkflowRuns } from '../../support/nock/actions.ts';
 import { workflowRunJson } from '../../support/nock/fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import { appIdentityOf } from '../../../app/github/effects/ownership.ts';
 import { closeDraftPr } from '../../support/effect-builders.ts';
 import { APP_BOT } from '../../support/nock/fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect, isGithubEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect, isGithubEffect } from '../../../app/github/effect-runner.ts';
 import type { Effect } from '../../../app/queue/effects.ts';
 import { mergePr, postComment } from '../../support/effect-builders.ts';
 import { useGithubNock } from '../../support/nock/github-nock.ts';

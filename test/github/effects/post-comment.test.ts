@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import { postComment } from '../../support/effect-builders.ts';
 import { REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
 import { nockCreateComment, nockListComments } from '../../support/nock/issues.ts';

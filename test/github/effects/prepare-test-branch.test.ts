@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import { appIdentityOf } from '../../../app/github/effects/ownership.ts';
 import { GithubRequestError } from '../../../app/github/errors.ts';
 import { productionRequestPolicy, testRequestPolicy } from '../../../app/github/octokit.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import { publishCheckRun } from '../../support/effect-builders.ts';
 import { nockCreateCheckRun, nockListCheckRuns, nockUpdateCheckRun } from '../../support/nock/checks.ts';
 import { checkRunJson } from '../../support/nock/fixtures.ts';

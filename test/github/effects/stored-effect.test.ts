@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GithubEffect } from '../../../app/github/effects/execute-effect.ts';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect, type GithubEffect } from '../../../app/github/effect-runner.ts';
 import { upgradeStoredEffect } from '../../../app/github/effects/stored-effect.ts';
 import type { Effect } from '../../../app/queue/effects.ts';
 import { publishCheckRun } from '../../support/effect-builders.ts';

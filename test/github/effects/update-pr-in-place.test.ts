@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeEffect } from '../../../app/github/effects/execute-effect.ts';
+import { executeEffect } from '../../../app/github/effect-runner.ts';
 import type { HeadPolling } from '../../../app/github/effects/update-pr-in-place.ts';
 import { updatePrInPlace } from '../../support/effect-builders.ts';
 import { useGithubNock } from '../../support/nock/github-nock.ts';
