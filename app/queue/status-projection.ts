@@ -1,4 +1,3 @@
-import { DEFAULT_PRIORITY_RULE_NAME } from '../../shared/schemas/default-names.ts';
 import type {
   BatchStatusCode,
   FailedEffect,
@@ -6,10 +5,11 @@ import type {
   QueuedPullRequest,
   Batch as StatusBatch,
 } from '../../shared/schemas/merge-queue.schema.ts';
-import { computeBatchEtas } from './eta.ts';
+import type { ConditionNode } from '../config/conditions/condition.ts';
+import { computeBatchEtas, computeCiQuantile, createSessionEtas } from './eta.ts';
 import { isFrozen } from './freeze.ts';
 import { computeEmbarked, orderSessions } from './ordering.ts';
-import type { Batch, Lane, QueueState, SubBatch, TestRun, Trial } from './state.ts';
+import type { Batch, Lane, QueueState, Session, SubBatch, TestRun, Trial } from './state.ts';
 
 /**
  * The merge queue status resource of one base branch (docs/api.md, "Status"), derived from the
@@ -22,11 +22,12 @@ export function computeMergeQueueStatus(
   const lanes = state.lanes.filter((lane) => lane.base === params.base);
   const scope_queues: Record<string, string[]> = {};
   const batches: StatusBatch[] = [];
+  const context: Context = { state, now: params.now, etaOf: createSessionEtas(state, { now: params.now }) };
   for (const lane of lanes) {
     scope_queues[lane.partition] = lane.batches.map((b) => b.id);
     const etas = computeBatchEtas(state, lane, { now: params.now });
     lane.batches.forEach((batch, index) => {
-      batches.push(projectBatch(state, { lane, batch, index, eta: etas[index] ?? null, now: params.now }));
+      batches.push(projectBatch(context, { lane, batch, index, eta: etas[index] ?? null }));
     });
   }
   const sessions = Object.values(state.sessions).filter((s) => s.base === params.base);
@@ -37,11 +38,21 @@ export function computeMergeQueueStatus(
     sessions.filter((s) => !embarked.has(s.number)),
   );
   return {
+    // Mergify's modes: partitions are its scopes, tested and merged side by side.
+    mode: state.config.partition_rules.length > 0 ? 'parallel' : 'serial',
     scope_queues,
     batches,
-    waiting_pull_requests: waiting.flatMap((s) => projectPullRequest(state, s.number)),
+    waiting_pull_requests: waiting.flatMap((s) => projectPullRequest(context, s.number)),
     ...projectFailedEffects(state, params.now),
   };
+}
+
+/** What every part of one status projection shares. */
+interface Context {
+  state: QueueState;
+  now: Date;
+  /** A queued pull request's estimated merge instant (eta.ts), lanes estimated once. */
+  etaOf: (session: Session) => number | null;
 }
 
 /** How long a failed effect shows in the status (the outbox row and the log keep it longer). */
@@ -64,9 +75,10 @@ function projectFailedEffects(state: QueueState, now: Date): { failed_effects?: 
 }
 
 function projectBatch(
-  state: QueueState,
-  params: { lane: Lane; batch: Batch; index: number; eta: number | null; now: Date },
+  context: Context,
+  params: { lane: Lane; batch: Batch; index: number; eta: number | null },
 ): StatusBatch {
+  const { state, now } = context;
   const { lane, batch, index, eta } = params;
   const run = runOf(batch);
   const numbers =
@@ -75,12 +87,14 @@ function projectBatch(
     id: batch.id,
     parent_ids: lane.batches.slice(0, index).map((b) => b.id),
     name: batch.name,
-    status: { code: computeStatusCode(state, { batch, isHead: index === 0, now: params.now }) },
+    status: { code: computeStatusCode(state, { batch, isHead: index === 0, now }) },
     started_at: run?.startedAt ?? null,
     estimated_merge_at: eta === null ? null : new Date(eta).toISOString(),
+    ...projectCiTimes(context, { queueName: batch.queueName, timing: timingOf(batch) }),
     scopes: [lane.partition],
-    checks_summary: summarize(run),
-    pull_requests: numbers.flatMap((n) => projectPullRequest(state, n)),
+    queue_rule_name: batch.queueName,
+    checks_summary: summarize(state, { run, queueName: batch.queueName }),
+    pull_requests: numbers.flatMap((n) => projectPullRequest(context, n)),
   };
   if (batch.phase !== 'bisecting') return projected;
   const subs = [
@@ -89,12 +103,12 @@ function projectBatch(
   ];
   return {
     ...projected,
-    sub_batches: subs.map((sub) => projectSubBatch(state, { lane, batch, sub, index })),
+    sub_batches: subs.map((sub) => projectSubBatch(context, { lane, batch, sub, index })),
   };
 }
 
 function projectSubBatch(
-  state: QueueState,
+  context: Context,
   params: { lane: Lane; batch: Batch; sub: SubBatch; index: number },
 ): StatusBatch {
   const { lane, batch, sub, index } = params;
@@ -106,10 +120,91 @@ function projectSubBatch(
     status: { code: trialCode(sub.trial, false) },
     started_at: run?.startedAt ?? null,
     estimated_merge_at: null,
+    ...projectCiTimes(context, { queueName: batch.queueName, timing: timingOfTrial(sub.trial) }),
     scopes: [lane.partition],
-    checks_summary: summarize(run),
-    pull_requests: batch.numbers.slice(0, sub.length).flatMap((n) => projectPullRequest(state, n)),
+    queue_rule_name: batch.queueName,
+    checks_summary: summarize(context.state, { run, queueName: batch.queueName }),
+    pull_requests: batch.numbers.slice(0, sub.length).flatMap((n) => projectPullRequest(context, n)),
   };
+}
+
+/** Where a test is in time: not made yet, being prepared, running since, or ended (when known). */
+type Timing =
+  | { phase: 'none' }
+  | { phase: 'preparing' }
+  | { phase: 'running'; startedAt: string }
+  | { phase: 'ended'; endedAt: string | null };
+
+function timingOfTrial(trial: Trial): Timing {
+  switch (trial.phase) {
+    case 'waiting':
+      return { phase: 'none' };
+    case 'preparing':
+      return { phase: 'preparing' };
+    case 'testing':
+      return { phase: 'running', startedAt: trial.run.startedAt };
+    case 'passed':
+    case 'failed':
+      return { phase: 'ended', endedAt: trial.endedAt };
+  }
+}
+
+function timingOf(batch: Batch): Timing {
+  switch (batch.phase) {
+    case 'trial':
+      return timingOfTrial(batch.trial);
+    case 'merging':
+      return { phase: 'ended', endedAt: lastCompletion(batch.run) };
+    case 'bisecting':
+      return { phase: 'ended', endedAt: lastCompletion(batch.failedRun) };
+  }
+}
+
+/**
+ * `estimated_ci_finish_at` (a running test: its start plus the median recent CI duration, never
+ * before now; one being prepared: now plus that duration), `ci_finished_at` and
+ * `checks_timeout_at` (a running test: its start plus the rule's `checks_timeout`).
+ */
+function projectCiTimes(
+  context: Context,
+  params: { queueName: string; timing: Timing },
+): Pick<StatusBatch, 'estimated_ci_finish_at' | 'ci_finished_at' | 'checks_timeout_at'> {
+  const { state, now } = context;
+  const { timing } = params;
+  const ciMs = computeCiQuantile(state, 0.5) * 1000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const timeout = state.config.queue_rules.find((r) => r.name === params.queueName)?.checks_timeout ?? null;
+  switch (timing.phase) {
+    case 'none':
+      return { estimated_ci_finish_at: null, ci_finished_at: null, checks_timeout_at: null };
+    case 'preparing':
+      return {
+        estimated_ci_finish_at: iso(now.getTime() + ciMs),
+        ci_finished_at: null,
+        checks_timeout_at: null,
+      };
+    case 'running': {
+      const start = Date.parse(timing.startedAt);
+      return {
+        estimated_ci_finish_at: iso(Math.max(now.getTime(), start + ciMs)),
+        ci_finished_at: null,
+        checks_timeout_at: timeout === null ? null : iso(start + timeout * 1000),
+      };
+    }
+    case 'ended':
+      return { estimated_ci_finish_at: null, ci_finished_at: timing.endedAt, checks_timeout_at: null };
+  }
+}
+
+/**
+ * When the last check of a run completed, for the runs whose end the state does not keep (a
+ * merging batch's, a bisected one's); null when no check says.
+ */
+export function lastCompletion(run: TestRun): string | null {
+  const ends = run.checks
+    .map((c) => (c.completedAt === null ? Number.NaN : Date.parse(c.completedAt)))
+    .filter((ms) => Number.isFinite(ms));
+  return ends.length === 0 ? null : new Date(Math.max(...ends)).toISOString();
 }
 
 /** The status code of a batch: where it is in its life, and why it is not merging yet. */
@@ -147,12 +242,38 @@ function runOf(batch: Batch): TestRun | null {
   return batch.trial.phase === 'preparing' ? null : batch.trial.run;
 }
 
-function summarize(run: TestRun | null): { passed: number; total: number } {
-  const checks = run?.checks ?? [];
-  return { passed: checks.filter((c) => c.state === 'success').length, total: checks.length };
+/** Check states that count as passed, as for a checks outcome's SUCCESS. */
+const isPassing = (state: string) => state === 'success' || state === 'neutral' || state === 'skipped';
+
+/**
+ * Checks reported on the tested commit (passed: success, neutral or skipped), plus those the
+ * queue rule's merge conditions name that have not reported yet: CI reports a check when it
+ * completes, so while it runs the summary counts what it waits for rather than 0/0.
+ */
+function summarize(
+  state: QueueState,
+  params: { run: TestRun | null; queueName: string },
+): { passed: number; total: number } {
+  const checks = params.run?.checks ?? [];
+  const reported = new Set(checks.map((c) => c.name));
+  const rule = state.config.queue_rules.find((r) => r.name === params.queueName);
+  const awaited =
+    rule === undefined ? [] : [...namedChecks(rule.merge_conditions)].filter((n) => !reported.has(n));
+  return { passed: checks.filter((c) => isPassing(c.state)).length, total: checks.length + awaited.length };
 }
 
-function projectPullRequest(state: QueueState, number: number): QueuedPullRequest[] {
+/** The check names `check-…=name` conditions name, anywhere in the tree. */
+function namedChecks(nodes: readonly ConditionNode[], names = new Set<string>()): Set<string> {
+  for (const node of nodes) {
+    if (node.kind === 'and' || node.kind === 'or') namedChecks(node.conditions, names);
+    else if (node.kind === 'not') namedChecks([node.condition], names);
+    else if (node.kind === 'equality' && node.attribute.startsWith('check-')) names.add(node.value);
+  }
+  return names;
+}
+
+function projectPullRequest(context: Context, number: number): QueuedPullRequest[] {
+  const { state } = context;
   const session = state.sessions[String(number)];
   const pr = state.pullRequests[String(number)];
   if (session === undefined || pr === undefined) return [];
@@ -164,11 +285,14 @@ function projectPullRequest(state: QueueState, number: number): QueuedPullReques
       author: { id: pr.author.id, login: pr.author.login },
       queued_at: session.queuedAt,
       priority_alias: session.priorityAlias,
-      // The status resource has no "none": pull requests outside every priority rule show DEFAULT_PRIORITY_RULE_NAME.
-      priority_rule_name: session.priorityRuleName ?? DEFAULT_PRIORITY_RULE_NAME,
+      // null outside every priority rule, as in the events and the statistics.
+      priority_rule_name: session.priorityRuleName,
       labels: pr.labels.map((l) => l.name),
       github_labels: pr.labels.map((l) => ({ id: l.id, name: l.name, color: l.color, default: l.default })),
       scopes: session.partitions,
+      estimated_merge_at: iso(context.etaOf(session)),
     },
   ];
 }
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -10,8 +10,8 @@
  */
 export const DEFAULT_PARTITION_NAME = '__default__';
 
-/**
- * The status resource's `priority_rule_name` of a pull request outside every priority rule:
- * the resource has no null there.
+/*
+ * "No priority rule" has no name: `priority_rule_name` is null in the status, the events and the
+ * statistics' groups. Only a statistics filter, a query string that cannot say null, names it
+ * DEFAULT_PARTITION_NAME (the value the statistics projections keep).
  */
-export const DEFAULT_PRIORITY_RULE_NAME = 'default';

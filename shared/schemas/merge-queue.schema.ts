@@ -4,6 +4,9 @@ import { DEFAULT_PARTITION_NAME } from './default-names.ts';
 
 export const pauseRecordSchema = z
   .object({
+    paused: z
+      .literal(true)
+      .describe('Always true: a queue that is not paused has no record (404, or null in the status)'),
     reason: z.string().describe('Why the queue is paused'),
     paused_at: dateTimeSchema.describe('When it was paused'),
   })
@@ -34,10 +37,15 @@ export const queuedPullRequestSchema = z
     author: z.object({ id: z.int(), login: z.string() }),
     queued_at: dateTimeSchema,
     priority_alias: z.string().describe('low, medium, high, or the number as text'),
-    priority_rule_name: z.string(),
+    priority_rule_name: z.string().nullable().describe('null: no priority rule applies'),
     labels: z.array(z.string()),
     github_labels: z.array(githubLabelSchema),
     scopes: z.array(z.string()),
+    estimated_merge_at: dateTimeSchema
+      .nullable()
+      .describe(
+        'When it should merge: its batch, or the batches it should wait for and join; null while none can be given',
+      ),
   })
   .describe('A pull request in the merge queue');
 
@@ -70,7 +78,11 @@ export interface Batch {
   status: { code: BatchStatusCode };
   started_at: string | null;
   estimated_merge_at: string | null;
+  estimated_ci_finish_at: string | null;
+  ci_finished_at: string | null;
+  checks_timeout_at: string | null;
   scopes: string[];
+  queue_rule_name: string;
   checks_summary: { passed: number; total: number };
   pull_requests: QueuedPullRequest[];
   sub_batches?: Batch[] | undefined;
@@ -86,8 +98,20 @@ export const batchSchema: z.ZodType<Batch> = z
     estimated_merge_at: dateTimeSchema
       .nullable()
       .describe('null while no estimate can be given (e.g. frozen)'),
+    estimated_ci_finish_at: dateTimeSchema
+      .nullable()
+      .describe('When its checks should end; null before it is made or once they ended'),
+    ci_finished_at: dateTimeSchema.nullable().describe('When its checks ended; null while they run'),
+    checks_timeout_at: dateTimeSchema
+      .nullable()
+      .describe('When its running checks time out (checks_timeout); null when none run'),
     scopes: z.array(z.string()),
-    checks_summary: z.object({ passed: z.int().min(0), total: z.int().min(0) }),
+    queue_rule_name: z.string(),
+    checks_summary: z
+      .object({ passed: z.int().min(0), total: z.int().min(0) })
+      .describe(
+        'passed: checks reported success, neutral or skipped; total: the checks reported and those the merge conditions name that have not reported yet',
+      ),
     pull_requests: z.array(queuedPullRequestSchema),
     get sub_batches() {
       return z.array(batchSchema).optional().describe('Present on a batch that is being bisected');
@@ -113,6 +137,9 @@ export type FailedEffect = z.output<typeof failedEffectSchema>;
 
 export const mergeQueueStatusSchema = z
   .object({
+    mode: z
+      .enum(['serial', 'parallel', 'isolated'])
+      .describe('serial: one line of batches; parallel: partitions (scopes) tested and merged side by side'),
     scope_queues: z
       .record(z.string(), z.array(uuidSchema))
       .describe(

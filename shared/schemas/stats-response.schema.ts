@@ -197,7 +197,12 @@ const partitionNamesSchema = z
   .array(z.string())
   .describe(`Partition names of the merges; \`["${DEFAULT_PARTITION_NAME}"]\` when no partitions are used`);
 const queueNameSchema = z.string().describe('Merge queue name');
-const priorityRuleNameSchema = z.string().describe('Priority rule name');
+const priorityRuleNameSchema = z
+  .string()
+  .nullable()
+  .describe(
+    `Priority rule name; null when no priority rule applied (filter on it with \`${DEFAULT_PARTITION_NAME}\`)`,
+  );
 
 const groupKeys = {
   base_ref: baseRefSchema,

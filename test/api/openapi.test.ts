@@ -181,10 +181,11 @@ describe('GET /v1/openapi.json', () => {
     expect([...param.schema.items.enum].sort()).toEqual([...MERGIFY_EVENT_TYPES].sort());
   });
 
-  it('documents the pause record as reason and paused_at', () => {
+  it("documents the pause record as paused (Mergify's field), reason and paused_at", () => {
     const s = doc.paths[`${REPO}/merge-queue/pause`].get.responses['200'].content['application/json'].schema;
     const schema = (s.$ref ? resolve(s.$ref) : s) as Json;
-    expect(schema.required.sort()).toEqual(['paused_at', 'reason']);
+    expect(schema.required.sort()).toEqual(['paused', 'paused_at', 'reason']);
+    expect(schema.properties.paused).toMatchObject({ type: 'boolean', enum: [true] });
     expect(schema.properties.paused_at.format).toBe('date-time');
   });
 });

@@ -72,7 +72,7 @@ describe('PUT /merge-queue/pause', () => {
     const base = await freshRepo();
     const res = await pause(base, { reason: 'release freeze' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ reason: 'release freeze', paused_at: clock.toISOString() });
+    expect(res.body).toEqual({ paused: true, reason: 'release freeze', paused_at: clock.toISOString() });
 
     const [event, ...rest] = await eventsOf(base, 'queue.pause.create');
     expect(rest).toHaveLength(0);
@@ -97,7 +97,7 @@ describe('PUT /merge-queue/pause', () => {
     advance(90);
     const second = await pause(base, { reason: 'second' });
     expect(second.status).toBe(200);
-    expect(second.body).toEqual({ reason: 'second', paused_at: first.body.paused_at });
+    expect(second.body).toEqual({ paused: true, reason: 'second', paused_at: first.body.paused_at });
 
     expect(await eventsOf(base, 'queue.pause.create')).toHaveLength(1);
     const updates = await eventsOf(base, 'queue.pause.update');

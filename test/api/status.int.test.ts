@@ -44,6 +44,7 @@ describe('GET /merge-queue/status', () => {
     const res = await api.request<Status>(URL_, { token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
+      mode: 'serial',
       scope_queues: { __default__: [] },
       batches: [],
       waiting_pull_requests: [],

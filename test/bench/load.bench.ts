@@ -1,7 +1,8 @@
 /*
  * bench:load — the API under a mixed load on PostgreSQL: statistics (every endpoint, periods
- * of 1, 30 and 90 days), pages of the event log (deep ones included), the merge-queue status
- * and signed webhook deliveries, all at once, over a seeded 90-day history.
+ * of 1, 30 and 90 days), pages of the event log (deep ones included), the merge-queue status,
+ * one queued pull request (`merge-queue/pull/{n}`, every queued one in turn) and signed webhook
+ * deliveries, all at once, over a seeded 90-day history.
  *
  *   npm run bench:load
  *   LOAD_BENCH_SECONDS=5 LOAD_BENCH_EVENTS=10000 npm run bench:load      # a quick run
@@ -10,7 +11,10 @@
  * loop's delay (monitorEventLoopDelay, and how much of the longest block its own CPU time can
  * account for: test/support/event-loop-watch.ts) and RSS; autocannon drives it from this one, one
  * instance per route so each route gets its own latency figures. Phases: a warm-up (not
- * reported), the reads alone, then the reads with the webhooks. The history is bench:logs'
+ * reported), one pull request's read alone (`merge-queue/pull/{n}`), the reads, then the reads
+ * with the webhooks. The webhooks are comments that change no queue, so the engine state stays
+ * at one version: the merge-queue reads are those of a quiet queue (the state kept in memory,
+ * app/api/queue-state-read.ts). The history is bench:logs'
  * generated one (test/bench/support/generate-events.ts, cached in .bench-data/), imported into
  * a schema of its own (dropped at the end unless LOAD_BENCH_KEEP is set).
  *
@@ -25,7 +29,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import pg from 'pg';
-import { webhookPath } from '../../app/github/webhook-endpoint.ts';
+import { webhookPath } from '../../app/github/inbox/webhook-endpoint.ts';
 import { openStore } from '../../app/store/database.ts';
 import { statsEndpoints } from '../../shared/schemas/stats-query.schema.ts';
 import { describeBlocks } from '../support/event-loop-watch.ts';
@@ -238,6 +242,20 @@ async function main() {
   });
   try {
     const pages = await logPages(server.url, history);
+    // Every queued pull request in turn (the large state numbers them 1 to `queued`).
+    const pullReads =
+      config.queued > 0
+        ? [
+            rotating(
+              'merge-queue pull/{n}',
+              Array.from(
+                { length: config.queued },
+                (_, i) => `/v1/repos/${history.owner}/${history.name}/merge-queue/pull/${i + 1}`,
+              ),
+              history.readToken,
+            ),
+          ]
+        : [];
     const reads = [
       statsRoute(history, 1),
       statsRoute(history, 30),
@@ -248,12 +266,14 @@ async function main() {
         [`/v1/repos/${history.owner}/${history.name}/merge-queue/status`],
         history.readToken,
       ),
+      ...pullReads,
     ];
     console.log(
       `history: ${history.events.toLocaleString('en')} events of ${history.owner}/${history.name} up to ${history.newest}, ${config.queued} queued pull requests; ${pages.length} log pages`,
     );
     if (config.warmupSeconds > 0)
       await runPhase(server, 'warm-up', [...reads, webhookRoute()], config.warmupSeconds, false);
+    if (pullReads.length > 0) await runPhase(server, 'one pull request', pullReads, config.seconds, true);
     await runPhase(server, 'reads', reads, config.seconds, true);
     await runPhase(server, 'reads and signed webhooks', [...reads, webhookRoute()], config.seconds, true);
   } finally {

@@ -19,6 +19,7 @@ describe('status projection', () => {
     s.runUntilIdle({ ci: () => 'hang', until: '1m' });
     const status = s.status();
     const [head, second] = status.batches;
+    expect(status.mode).toBe('serial');
     expect(status.scope_queues).toEqual({ __default__: [head?.id, second?.id] });
     expect(head).toMatchObject({
       name: 'batch-1',
@@ -26,8 +27,13 @@ describe('status projection', () => {
       status: { code: 'running' },
       started_at: '2026-11-02T09:00:00.000Z',
       estimated_merge_at: '2026-11-02T09:10:00.000Z',
+      estimated_ci_finish_at: '2026-11-02T09:10:00.000Z',
+      ci_finished_at: null,
+      checks_timeout_at: '2026-11-02T10:00:00.000Z',
       scopes: ['__default__'],
-      checks_summary: { passed: 0, total: 0 },
+      queue_rule_name: 'default',
+      // Nothing reported yet: the check the merge conditions name (ci) is awaited.
+      checks_summary: { passed: 0, total: 1 },
     });
     expect(second).toMatchObject({ parent_ids: [head?.id], status: { code: 'running' } });
     expect(status.waiting_pull_requests.map((p) => p.number)).toEqual([5]);
@@ -38,15 +44,20 @@ describe('status projection', () => {
       author: { id: 1001, login: 'alice' },
       queued_at: '2026-11-02T09:00:00.000Z',
       priority_alias: 'medium',
-      priority_rule_name: 'default',
+      priority_rule_name: null,
       labels: [],
       github_labels: [],
       scopes: ['__default__'],
+      // After the two batches under test, as soon as one frees its slot (09:10), one CI run.
+      estimated_merge_at: '2026-11-02T09:20:00.000Z',
     });
     s.at('4m').ci('batch-2', 'success');
     expect(s.status().batches[1]).toMatchObject({
       status: { code: 'waiting_for_previous_batches' },
       checks_summary: { passed: 1, total: 1 },
+      estimated_ci_finish_at: null,
+      ci_finished_at: '2026-11-02T09:04:00.000Z',
+      checks_timeout_at: null,
       // batch-2 took 4 minutes: the median CI duration is now 4 minutes, so batch-1 is due at 09:04.
       estimated_merge_at: '2026-11-02T09:04:00.000Z',
     });
@@ -73,11 +84,61 @@ describe('status projection', () => {
     const s = scenario();
     s.queue(1);
     expect(s.status('release')).toEqual({
+      mode: 'serial',
       scope_queues: {},
       batches: [],
       waiting_pull_requests: [],
       pause: null,
     });
+  });
+});
+
+describe('status parity with Mergify', () => {
+  it('mode is parallel with partition rules (they are its scopes), serial without', () => {
+    const s = scenario({ partition_rules: [{ name: 'web', conditions: ['files~=^web/'] }] });
+    s.queue(1);
+    expect(s.status().mode).toBe('parallel');
+  });
+
+  it('counts every check the merge conditions name in checks_summary, reported or not; neutral and skipped pass', () => {
+    const s = scenario({
+      queue_rules: [
+        {
+          name: 'default',
+          merge_conditions: ['check-success=ci', { or: ['check-success=lint', '-check-failure=docs'] }],
+        },
+      ],
+    });
+    s.queue(1);
+    s.runUntilIdle({ ci: () => 'hang', until: '1m' });
+    expect(s.status().batches[0]?.checks_summary).toEqual({ passed: 0, total: 3 });
+    s.ci('batch-1', 'skipped', 'lint');
+    s.ci('batch-1', 'pending', 'e2e');
+    // lint reported (and passes), e2e reported (running), ci and docs awaited.
+    expect(s.status().batches[0]?.checks_summary).toEqual({ passed: 1, total: 4 });
+  });
+
+  it('waiting pull requests get the estimate of the batch they should join; none while paused or behind a freeze', () => {
+    const s = scenario({
+      queue_rules: [{ name: 'default', batch_size: 2 }],
+      merge_queue: { max_parallel_checks: 1 },
+    });
+    s.queue(1, 2, 3, 4, 5, 6);
+    s.runUntilIdle({ ci: () => 'hang', until: '1m' });
+    const waiting = () => s.status().waiting_pull_requests.map((p) => [p.number, p.estimated_merge_at]);
+    // One slot: batch-1 [1, 2] ends at 09:10, then [3, 4] at 09:20, then [5, 6] at 09:30.
+    expect(waiting()).toEqual([
+      [3, '2026-11-02T09:20:00.000Z'],
+      [4, '2026-11-02T09:20:00.000Z'],
+      [5, '2026-11-02T09:30:00.000Z'],
+      [6, '2026-11-02T09:30:00.000Z'],
+    ]);
+    expect(s.status().batches[0]?.pull_requests.map((p) => p.estimated_merge_at)).toEqual([
+      '2026-11-02T09:10:00.000Z',
+      '2026-11-02T09:10:00.000Z',
+    ]);
+    s.send({ type: 'pause_set', reason: 'release', by: { type: 'user', id: 7, name: 'ops' } });
+    expect(waiting().map(([, eta]) => eta)).toEqual([null, null, null, null, null, null]);
   });
 });
 

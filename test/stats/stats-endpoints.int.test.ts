@@ -213,7 +213,8 @@ const relGroup = {
   base_ref: 'release',
   partition_name: '__default__',
   queue_name: 'hotfix',
-  priority_rule_name: '__default__',
+  // No priority rule: null in the groups, `__default__` in a filter.
+  priority_rule_name: null,
 };
 
 describe('queues_entered_count', () => {
@@ -386,7 +387,7 @@ describe('queues_merged_count', () => {
     queue_name: 'default',
     priority_rule_name: 'default',
   };
-  const b = { ...ab, partition_names: ['b'], priority_rule_name: '__default__' };
+  const b = { ...ab, partition_names: ['b'], priority_rule_name: null };
   const def = { ...ab, partition_names: ['__default__'] };
   it('groups merges by their partition names', async () => {
     expect(await stats('merges', 'queues_merged_count', W)).toEqual({

@@ -12,7 +12,12 @@ import { notFound } from '../errors.ts';
 import type { RouteContext } from '../server.ts';
 import type { ZodApp } from '../zod-app.ts';
 
-const toBody = (p: PauseRecord) => ({ reason: p.reason, paused_at: p.pausedAt.toISOString() });
+/** The pause record as answers show it; `paused` is Mergify's field, always true here. */
+export const toPauseBody = (p: PauseRecord) => ({
+  paused: true as const,
+  reason: p.reason,
+  paused_at: p.pausedAt.toISOString(),
+});
 
 /** `trigger` of pause events: who did it, in words (docs/api.md, "Authentication and authorization"). */
 function describeActor(verb: string, actor: Actor): string {
@@ -75,7 +80,7 @@ export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
           return undefined;
         },
       });
-      return toBody(record!);
+      return toPauseBody(record!);
     },
   );
 
@@ -128,7 +133,7 @@ export function registerPauseRoutes(app: ZodApp, ctx: RouteContext) {
     async (request) => {
       const pause = await loadPause(ctx.store.db, request.repository.id);
       if (!pause) throw notPaused();
-      return toBody(pause);
+      return toPauseBody(pause);
     },
   );
 }

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/schemas/stats-query.schema.ts';
 import { statsResponseSchemas } from '../../../shared/schemas/stats-response.schema.ts';
 import { loadStats, loadTimeToMerge, type PeriodEndpoint } from '../../stats/endpoints.ts';
+import { DEFAULT_KEY } from '../../stats/projection-rows.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ValidationError } from '../errors.ts';
 import type { RouteContext } from '../server.ts';
@@ -67,7 +68,7 @@ export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
       const now = ctx.now();
       const window = resolveStatsWindow(q, now);
       if (!window.ok) throw new ValidationError([window.issue]);
-      return loadStats(endpoint as PeriodEndpoint, ctx.store.readDb, {
+      const body = await loadStats(endpoint as PeriodEndpoint, ctx.store.readDb, {
         repositoryId: request.repository.id,
         start: window.start,
         end: window.end,
@@ -79,6 +80,22 @@ export function registerStatsRoutes(app: ZodApp, ctx: RouteContext) {
           priorityRuleName: endpoint === 'running_speculative_checks' ? undefined : q.priority_rule_name,
         },
       });
+      return withNullPriorityRules(body);
     });
   }
+}
+
+/**
+ * The projections keep "no priority rule" as DEFAULT_KEY (a filter value can name it); groups
+ * show it as null, as the events and the status do (docs/api.md, "Statistics").
+ */
+function withNullPriorityRules<T>(body: T): T {
+  const lists = body as { groups?: unknown; started?: unknown; completed?: unknown };
+  for (const list of [lists.groups, lists.started, lists.completed]) {
+    if (!Array.isArray(list)) continue;
+    for (const group of list as { priority_rule_name?: string | null }[]) {
+      if (group.priority_rule_name === DEFAULT_KEY) group.priority_rule_name = null;
+    }
+  }
+  return body;
 }

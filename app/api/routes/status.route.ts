@@ -10,6 +10,7 @@ import { errorResponses } from '../error-responses.ts';
 import { readQueueState } from '../queue-state-read.ts';
 import type { RouteContext } from '../server.ts';
 import type { ZodApp } from '../zod-app.ts';
+import { toPauseBody } from './pause.route.ts';
 
 export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
   app.get(
@@ -30,10 +31,11 @@ export function registerStatusRoute(app: ZodApp, ctx: RouteContext) {
         loadPause(ctx.store.readDb, repo.id),
         readQueueState(ctx.store, repo.id),
       ]);
-      const pauseRecord = pause ? { reason: pause.reason, paused_at: pause.pausedAt.toISOString() } : null;
+      const pauseRecord = pause ? toPauseBody(pause) : null;
       // A repository the engine has not run for yet has an empty queue.
       if (state === null) {
         return {
+          mode: 'serial' as const,
           scope_queues: { [DEFAULT_PARTITION_NAME]: [] },
           batches: [],
           waiting_pull_requests: [],

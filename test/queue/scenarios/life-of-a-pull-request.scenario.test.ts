@@ -120,7 +120,7 @@ describe('the life of a pull request', () => {
     expect(waiting.map((pr) => [pr.number, pr.priority_alias, pr.priority_rule_name])).toEqual([
       [3, 'high', 'hotfix'],
       [4, 'high', 'hotfix'],
-      [2, 'medium', 'default'],
+      [2, 'medium', null],
       [1, 'low', 'chore'],
     ]);
   });
