@@ -23,8 +23,10 @@ import { closeConnectionsOnClose } from './close-connections.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
 import { type RequestLike, requestOrigin } from './request-origin.ts';
+import { registerFreezeRoutes } from './routes/freeze.route.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
 import { registerPauseRoutes } from './routes/pause.route.ts';
+import { registerPullRoutes } from './routes/pull.route.ts';
 import { registerStatsRoutes } from './routes/stats.route.ts';
 import { registerStatusRoute } from './routes/status.route.ts';
 
@@ -158,6 +160,8 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
           registerLogsRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerPauseRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerStatusRoute(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+          registerPullRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
+          registerFreezeRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
           registerStatsRoutes(repoScoped.withTypeProvider<ZodTypeProvider>(), ctx);
         },
         { prefix: '/repos/:owner/:repository' },
