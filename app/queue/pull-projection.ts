@@ -11,6 +11,7 @@ import { computeTestedFacts } from './facts.ts';
 import { laneKey, orderSessionsByLane } from './ordering.ts';
 import { toCheck } from './queue-events.ts';
 import type { Batch, Lane, QueueState, Session, TestRun } from './state.ts';
+import { lastCompletion } from './status-projection.ts';
 import { findLane, lanesOf } from './transition.ts';
 
 /*
@@ -173,13 +174,6 @@ function fromTrial(
         timeoutAt: null,
       };
   }
-}
-
-/** When the last check of a run completed, for runs whose end the state does not keep. */
-function lastCompletion(run: TestRun): string | null {
-  const ends = run.checks.flatMap((c) => (c.completedAt === null ? [] : [Date.parse(c.completedAt)]));
-  const valid = ends.filter((ms) => Number.isFinite(ms));
-  return valid.length === 0 ? null : new Date(Math.max(...valid)).toISOString();
 }
 
 function evaluateMergeConditions(
