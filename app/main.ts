@@ -1,6 +1,6 @@
 import { startActivitySummary } from './activity-summary.ts';
 import type { GithubApp } from './github/github-app.ts';
-import { webhookPath } from './github/webhook-endpoint.ts';
+import { webhookPath } from './github/inbox/webhook-endpoint.ts';
 import { chooseLogFormat, createLogger } from './logging.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { type GithubSide, startSystem } from './start-system.ts';

@@ -7,29 +7,29 @@ import type { Store } from '../store/database.ts';
 import { pruneOutbox } from '../store/outbox.ts';
 import { DEFAULT_RETENTION_DAYS, pruneRetention } from '../store/retention.ts';
 import { pruneDeliveries } from '../store/webhook-deliveries.ts';
-import { DeliveryProcessor } from './delivery-processor.ts';
+import {
+  type GithubAppCredentials,
+  InstallationOctokits,
+  productionRequestPolicy,
+  type RequestPolicy,
+} from './client/octokit.ts';
+import { DeliveryProcessor } from './inbox/delivery-processor.ts';
 import {
   commitDeliveries,
   type DeliveryShell,
   handledEvents,
   isGroupable,
   translateDelivery,
-} from './delivery-step.ts';
-import { createEffectRunner, type ExecuteEffectOptions } from './effect-runner.ts';
-import { appIdentityOf } from './effects/ownership.ts';
-import { FactsCache } from './facts-cache.ts';
-import {
-  type GithubAppCredentials,
-  InstallationOctokits,
-  productionRequestPolicy,
-  type RequestPolicy,
-} from './octokit.ts';
-import { OutboxWorker } from './outbox-worker.ts';
-import { RepositoryLookup } from './repository-lookup.ts';
-import { Scheduler } from './scheduler.ts';
-import { registerWebhookEndpoint, type WebhookEndpointOptions } from './webhook-endpoint.ts';
-import { WebhookInbox } from './webhook-inbox.ts';
-import { checkPayload } from './webhooks/payload.schema.ts';
+} from './inbox/delivery-step.ts';
+import { registerWebhookEndpoint, type WebhookEndpointOptions } from './inbox/webhook-endpoint.ts';
+import { WebhookInbox } from './inbox/webhook-inbox.ts';
+import { Scheduler } from './loops/scheduler.ts';
+import { createEffectRunner, type ExecuteEffectOptions } from './outbox/effect-runner.ts';
+import { appIdentityOf } from './outbox/effects/ownership.ts';
+import { OutboxWorker } from './outbox/outbox-worker.ts';
+import { FactsCache } from './translation/facts-cache.ts';
+import { RepositoryLookup } from './translation/repository-lookup.ts';
+import { checkPayload } from './translation/webhooks/payload.schema.ts';
 
 export interface GithubAppOptions {
   store: Store;
@@ -75,7 +75,7 @@ const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
 
 /**
  * The GitHub App, composed (issue #4's data flow): signed webhooks are stored by the inbox and
- * acknowledged; the delivery processor translates them (delivery-step.ts) and commits their
+ * acknowledged; the delivery processor translates them (inbox/delivery-step.ts) and commits their
  * steps; the outbox worker carries effects out on GitHub; the scheduler feeds wake-ups back. Every part is shared-database safe, so several instances may run.
  */
 export async function createGithubApp(options: GithubAppOptions): Promise<GithubApp> {

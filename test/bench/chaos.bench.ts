@@ -39,7 +39,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { handledEvents } from '../../app/github/delivery-step.ts';
+import { handledEvents } from '../../app/github/inbox/delivery-step.ts';
 import { DEMO_REPOSITORY } from '../../app/sandbox/demo-repository.ts';
 import { createRandom } from '../../app/sim/random.ts';
 import { readDatabase, readJournal, readSandboxState, storedSandboxNow } from './chaos/final-state.ts';

@@ -28,7 +28,7 @@ import pino from 'pino';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
 import { buildServer } from '../../app/api/server.ts';
 import { createGithubApp } from '../../app/github/github-app.ts';
-import { webhookPath } from '../../app/github/webhook-endpoint.ts';
+import { webhookPath } from '../../app/github/inbox/webhook-endpoint.ts';
 import { openStore, type Store } from '../../app/store/database.ts';
 import { repeatedPieces, startUpload } from '../support/raw-upload.ts';
 import { freshBenchSchema } from './support/bench-database.ts';

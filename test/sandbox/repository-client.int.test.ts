@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RepositoryClient } from '../../app/github/client.ts';
-import { executeEffect } from '../../app/github/effect-runner.ts';
-import { appIdentityOf } from '../../app/github/effects/ownership.ts';
-import { MergeConflictError, MergeRefusedError, NotFoundError } from '../../app/github/errors.ts';
-import { InstallationOctokits, testRequestPolicy } from '../../app/github/octokit.ts';
-import { createRepositoryClient } from '../../app/github/repository-client.ts';
+import type { RepositoryClient } from '../../app/github/client/client.ts';
+import { MergeConflictError, MergeRefusedError, NotFoundError } from '../../app/github/client/errors.ts';
+import { InstallationOctokits, testRequestPolicy } from '../../app/github/client/octokit.ts';
+import { createRepositoryClient } from '../../app/github/client/repository-client.ts';
+import { executeEffect } from '../../app/github/outbox/effect-runner.ts';
+import { appIdentityOf } from '../../app/github/outbox/effects/ownership.ts';
 import { SandboxCi } from '../../app/sandbox/ci.ts';
 import type { Repository } from '../../app/sandbox/entities.ts';
 import { fastForwardBase, mergePr, prepareTestBranch, updatePrInPlace } from '../support/effect-builders.ts';

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { CheckRunEvent, CheckSuiteEvent } from '../../app/github/webhooks/check-run.ts';
+import type { CheckRunEvent, CheckSuiteEvent } from '../../app/github/translation/webhooks/check-run.ts';
 import type {
   InstallationEvent,
   InstallationRepositoriesEvent,
-} from '../../app/github/webhooks/installation.ts';
-import type { IssueCommentEvent } from '../../app/github/webhooks/issue-comment.ts';
-import type { PullRequestEvent } from '../../app/github/webhooks/pull-request.ts';
-import type { PullRequestReviewEvent } from '../../app/github/webhooks/pull-request-review.ts';
-import type { PushEvent } from '../../app/github/webhooks/push.ts';
-import type { RepositoryEvent } from '../../app/github/webhooks/repository.ts';
-import type { StatusEvent } from '../../app/github/webhooks/status.ts';
+} from '../../app/github/translation/webhooks/installation.ts';
+import type { IssueCommentEvent } from '../../app/github/translation/webhooks/issue-comment.ts';
+import type { PullRequestEvent } from '../../app/github/translation/webhooks/pull-request.ts';
+import type { PullRequestReviewEvent } from '../../app/github/translation/webhooks/pull-request-review.ts';
+import type { PushEvent } from '../../app/github/translation/webhooks/push.ts';
+import type { RepositoryEvent } from '../../app/github/translation/webhooks/repository.ts';
+import type { StatusEvent } from '../../app/github/translation/webhooks/status.ts';
 
 /*
  * Webhook payloads for tests: GitHub's own example payload for the event and action

@@ -1,9 +1,9 @@
-import type { PullRequestInfo } from '../../app/github/client.ts';
+import type { PullRequestInfo } from '../../app/github/client/client.ts';
 import {
   computePullRequestState,
   type PullRequestFacts,
   type PullRequestState,
-} from '../../app/github/pull-request-state.ts';
+} from '../../app/github/translation/pull-request-state.ts';
 
 /** A pull request as the RepositoryClient answers it: plain data for the pure translators' facts. */
 export function pullRequestInfo(number: number, overrides: Partial<PullRequestInfo> = {}): PullRequestInfo {

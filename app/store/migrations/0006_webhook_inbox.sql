@@ -1,5 +1,5 @@
 -- Deliveries become an inbox: a signed delivery is stored and acknowledged at once, then
--- processed (facts fetched from GitHub, the engine stepped) by app/github/delivery-processor.ts,
+-- processed (facts fetched from GitHub, the engine stepped) by app/github/inbox/delivery-processor.ts,
 -- one at a time per repository in arrival order, retried after a failure, claimed with leases
 -- so several instances share the work. A delivery id seen before is a redelivery: ignored.
 ALTER TABLE webhook_deliveries

@@ -59,7 +59,7 @@ export interface CheckInput {
   finalQueue: { numbers: Set<number>; newestEventIdBefore: number } | null;
   repository: { owner: string; name: string };
   botLogin: string;
-  /** The events the app stores (app/github/delivery-step.ts); others are answered 200 "ignored". */
+  /** The events the app stores (app/github/inbox/delivery-step.ts); others are answered 200 "ignored". */
   handledEvents: ReadonlySet<string>;
 }
 

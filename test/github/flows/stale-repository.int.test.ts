@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RepositoryLookup } from '../../../app/github/repository-lookup.ts';
+import { RepositoryLookup } from '../../../app/github/translation/repository-lookup.ts';
 import { saveInstalledRepository } from '../../../app/store/repositories.ts';
 import { installRepository, startTrainyard, type Tester } from '../../support/trainyard-tester.ts';
 

@@ -1,8 +1,12 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import type { RepositoryClient } from '../../../app/github/client.ts';
-import { createTokenOctokit, type RequestPolicy, testRequestPolicy } from '../../../app/github/octokit.ts';
-import { createRepositoryClient } from '../../../app/github/repository-client.ts';
+import type { RepositoryClient } from '../../../app/github/client/client.ts';
+import {
+  createTokenOctokit,
+  type RequestPolicy,
+  testRequestPolicy,
+} from '../../../app/github/client/octokit.ts';
+import { createRepositoryClient } from '../../../app/github/client/repository-client.ts';
 
 /** A GitHub Enterprise-style REST root, so the base URL is exercised too. */
 export const GITHUB_ORIGIN = 'https://github.test';

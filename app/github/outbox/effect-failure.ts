@@ -1,0 +1,53 @@
+import type { Effect } from '../../queue/effects.ts';
+import type { QueueInput } from '../../queue/inputs.ts';
+
+/**
+ * An effect that cannot be carried out and will not be tried again (a permanent GitHub
+ * refusal, the app no longer installed): the effect runner throws it, the outbox worker marks
+ * the row failed with `reason` (outbox.failed_at, last_error), logs it at error level and steps
+ * the engine with `inputs` — the failure the engine waits for, if any, then effect_failed,
+ * which the merge queue status shows.
+ */
+export class EffectFailedError extends Error {
+  readonly inputs: QueueInput[];
+
+  constructor(
+    readonly reason: string,
+    effect: Effect,
+    /** What the engine is waiting for instead of the effect's result (test_branch_failed, merge_failed…). */
+    waited: readonly QueueInput[],
+  ) {
+    super(`${effect.key} failed for good: ${reason}`);
+    this.name = 'EffectFailedError';
+    this.inputs = [
+      ...waited,
+      {
+        type: 'effect_failed',
+        key: effect.key,
+        effect: effect.type,
+        pullRequests: pullRequestsOf(effect),
+        message: reason,
+      },
+    ];
+  }
+}
+
+/** The pull requests an effect is about (none for a batch's cleanup or a cancellation). */
+export function pullRequestsOf(effect: Effect): number[] {
+  switch (effect.type) {
+    case 'prepare_test_branch':
+      return effect.pullRequests.map((p) => p.number);
+    case 'fast_forward_base':
+      return [...effect.numbers];
+    case 'update_pr_in_place':
+    case 'merge_pr':
+    case 'publish_check_run':
+    case 'post_comment':
+      return [effect.number];
+    case 'close_draft_pr':
+    case 'react_to_comment':
+    case 'cancel_checks':
+    case 'schedule_wake_up':
+      return [];
+  }
+}
