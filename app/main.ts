@@ -30,7 +30,8 @@ async function start(settings: Settings) {
     address,
     app,
     now: system.now,
-    timeScale: settings.SANDBOX_TIME_SCALE,
+    // The pace the sandbox was created with (kept across starts).
+    timeScale: side.sandbox?.timeScale ?? settings.SANDBOX_TIME_SCALE,
   });
   // In the sandbox, request lines are at debug: a line a minute says that the demo is alive.
   const stopSummary = side.sandbox
@@ -87,8 +88,8 @@ async function printWelcome(params: {
   const repo = `${address}/v1/repos/${owner}/${name}`;
   process.stdout.write(
     `\nTrainyard is running in SANDBOX mode (no GitHub credentials): a local code host with simulated CI\n` +
-      `and a demo workload on ${owner}/${name}; its time runs ${params.timeScale}× faster than the wall clock\n` +
-      `(SANDBOX_TIME_SCALE), so CI minutes pass in seconds.\n\n` +
+      `and a demo workload on ${owner}/${name}, ${params.timeScale}× faster than a real repository\n` +
+      `(SANDBOX_TIME_SCALE): a 10-minute CI run takes ${describeMs(600_000 / params.timeScale)}, on the wall clock.\n\n` +
       `  API:      ${address}/v1      (OpenAPI: ${address}/v1/openapi.json)\n` +
       `  API key:  ${secret}   (admin on ${owner}/*; a new one each start)\n\n` +
       `  curl -H "Authorization: Bearer ${secret}" ${repo}/merge-queue/status\n` +
@@ -99,6 +100,14 @@ async function printWelcome(params: {
       `  "Trainyard: Set API key" with the key above.\n\n` +
       `Ctrl-C stops everything; starting again resumes from the stored data.\n\n`,
   );
+}
+
+/** "10 seconds", "1.7 seconds", "600 ms". */
+function describeMs(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1_000;
+  if (seconds < 120) return `${Number(seconds.toFixed(seconds < 10 ? 1 : 0))} seconds`;
+  return `${Math.round(seconds / 60)} minutes`;
 }
 
 try {

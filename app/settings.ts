@@ -34,7 +34,11 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9-]+$/, 'a GitHub App slug: lowercase letters, digits and dashes')
     .optional(),
-  /** Sandbox mode only: sandbox milliseconds per real millisecond. */
+  /**
+   * Sandbox mode only: how many times faster than a real repository the demo runs, its durations
+   * (CI runs, gaps between pull requests, the queue's waits) that many times shorter; its clock
+   * is the wall clock (decision 0030). Fixed when the sandbox is created.
+   */
   SANDBOX_TIME_SCALE: z.coerce.number().positive().max(10_000).default(60),
 });
 

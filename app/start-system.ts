@@ -160,7 +160,8 @@ async function startSandboxSide(
       baseUrl: sandbox.apiUrl,
     },
     appSlug: 'trainyard',
-    // The whole system runs on the sandbox's accelerated clock: CI minutes pass in seconds.
+    // The whole system runs on the sandbox's clock: the wall clock, with the demo's durations
+    // SANDBOX_TIME_SCALE times shorter (decision 0030), unless a test gives another clock.
     now: () => new Date(sandbox.clock.now()),
     pollMs: 250,
     policy: sandboxRequestPolicy,

@@ -65,16 +65,18 @@ export class VirtualClock implements Clock {
 }
 
 /**
- * Wall-clock time sped up by `scale` (60: a simulated minute per real second), for the demo.
- * Time starts at `start` (default: now). With a limit (limitTo), time stops there until the
- * limit is raised: the sandbox keeps its limit on disk ahead of time, so that after a crash the
- * clock resumes past anything anyone read from it and never goes back.
+ * Wall-clock time sped up by `scale` (60: a simulated minute per real second). Time starts at
+ * `start` (default: now). With a limit (limitTo), time stops there until the limit is raised: the
+ * sandbox keeps its limit on disk ahead of time, so that after a crash the clock resumes past
+ * anything anyone read from it and never goes back. `npm start` runs a WallClock (below); tests
+ * run faster ones.
  */
 export class ScaledClock implements Clock {
-  private readonly realStart = Date.now();
-  private readonly start: number;
+  protected readonly realStart = Date.now();
+  protected readonly start: number;
   private readonly handles = new Set<ReturnType<typeof setTimeout>>();
   private limit = Number.POSITIVE_INFINITY;
+  private last = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly scale: number,
@@ -85,7 +87,14 @@ export class ScaledClock implements Clock {
   }
 
   now(): number {
-    return Math.min(this.start + (Date.now() - this.realStart) * this.scale, this.limit);
+    // Never back, whatever the machine's clock does.
+    this.last = Math.max(this.last, Math.min(this.reading(), this.limit));
+    return this.last;
+  }
+
+  /** The time before the limit. */
+  protected reading(): number {
+    return this.start + (Date.now() - this.realStart) * this.scale;
   }
 
   /** now() goes no further than `at` (it never goes back: a lower limit only stops it). */
@@ -125,5 +134,26 @@ export class ScaledClock implements Clock {
   stop(): void {
     for (const handle of this.handles) clearTimeout(handle);
     this.handles.clear();
+  }
+}
+
+/**
+ * The sandbox clock of `npm start`: the machine's wall clock, so that every time the sandbox and
+ * the app record, and the API serves, is a time that has passed (decision 0030); the demo moves
+ * fast because its durations are short, not because its clock runs ahead. It never goes back:
+ * resumed with a floor (what a previous run may have shown, from its files), it holds there until
+ * the wall clock passes it, and it never goes past its limit (the lease on disk). Time the sandbox
+ * was stopped is skipped, not replayed: the clock reads the wall clock again at once.
+ */
+export class WallClock extends ScaledClock {
+  private readonly floor: number;
+
+  constructor(floor?: number) {
+    super(1);
+    this.floor = floor ?? Number.NEGATIVE_INFINITY;
+  }
+
+  protected override reading(): number {
+    return Math.max(Date.now(), this.floor);
   }
 }

@@ -1,3 +1,4 @@
+import { formatDuration } from '../config/duration.ts';
 import { areaName } from '../sim/workload.ts';
 import type { Repository } from './entities.ts';
 import type { SandboxGithub } from './model.ts';
@@ -18,10 +19,18 @@ export const HOTFIX_LABEL = 'hotfix';
  * The demo's `.github/trainyard.yml`: the recommended configuration (app/sim/recommended-config.ts,
  * what the benchmark measures), written out with comments because a newcomer reads it in the
  * sandbox. `checks_timeout` is an hour rather than none: the sandbox's CI never waits for a
- * runner, so a batch silent for an hour is a lost run, not a slow one.
+ * runner, so a batch silent for an hour is a lost run, not a slow one. At a pace above 1, the
+ * demo's durations are that many times shorter (decision 0030), and so are these two (1s at least).
  */
-export const DEMO_CONFIG_YAML = `# Trainyard's configuration of the sandbox's demo repository.
-queue_rules:
+export function demoConfigYaml(pace = 1): string {
+  const shortened = (seconds: number) => formatDuration(Math.max(1, Math.round(seconds / pace)));
+  return `# Trainyard's configuration of the sandbox's demo repository.
+${
+  pace === 1
+    ? ''
+    : `# The sandbox runs ${pace}× faster than a real repository: its CI runs and these waits are ${pace}× shorter.
+`
+}queue_rules:
   - name: default
     # The sandbox's CI runs one check, named ci, on every push.
     merge_conditions:
@@ -30,8 +39,8 @@ queue_rules:
     batch_size:
       min: 2
       max: 6
-    batch_max_wait_time: 5m
-    checks_timeout: 1h
+    batch_max_wait_time: ${shortened(5 * 60)}
+    checks_timeout: ${shortened(60 * 60)}
     # A retry costs a whole run and most failures are real: bisect at once instead.
     max_checks_retries: 0
 
@@ -47,6 +56,10 @@ merge_queue:
   # A failed batch is bisected aside; the pull requests behind it do not wait for it.
   bisect_aside: true
 `;
+}
+
+/** The configuration at the pace of a real repository. */
+export const DEMO_CONFIG_YAML = demoConfigYaml();
 
 const ciWorkflow = `# The sandbox runs this workflow itself (app/sandbox/ci.ts): one job, ci, on every push.
 name: CI
@@ -64,10 +77,13 @@ jobs:
  * area of code (the workload's pull requests add files under `areas/<area>/`), the hotfix
  * label, a maintainer and the authors as collaborators.
  */
-export function createDemoRepository(github: SandboxGithub, params: { areas: number }): Repository {
+export function createDemoRepository(
+  github: SandboxGithub,
+  params: { areas: number; pace?: number },
+): Repository {
   const files: Record<string, string> = {
     'README.md': `# ${DEMO_REPOSITORY.name}\n\nThe demo repository of Trainyard's sandbox.\n`,
-    '.github/trainyard.yml': DEMO_CONFIG_YAML,
+    '.github/trainyard.yml': demoConfigYaml(params.pace),
     '.github/workflows/ci.yml': ciWorkflow,
   };
   for (let i = 0; i < params.areas; i++)

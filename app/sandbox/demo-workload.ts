@@ -56,6 +56,26 @@ export const DEFAULT_DEMO_WORKLOAD: DemoWorkloadSettings = {
   periodMs: 7 * 24 * HOUR,
 };
 
+/**
+ * The workload of a sandbox that runs `pace` times faster than a real repository (decision
+ * 0030): pull requests and pushes come `pace` times as often, and every wait is `pace` times
+ * shorter. The clock stays the wall clock; the durations shrink.
+ */
+export function paceWorkload(settings: DemoWorkloadSettings, pace: number): DemoWorkloadSettings {
+  if (!(pace > 0)) throw new Error('the pace must be positive');
+  if (pace === 1) return settings;
+  const shorter = (ms: number) => Math.max(1, Math.round(ms / pace));
+  return {
+    ...settings,
+    ratePerHour: settings.ratePerHour * pace,
+    externalPushesPerHour: settings.externalPushesPerHour * pace,
+    conflictWindowMs: shorter(settings.conflictWindowMs),
+    queueDelayMs: { min: shorter(settings.queueDelayMs.min), max: shorter(settings.queueDelayMs.max) },
+    // As many pull requests per generated period as at pace 1.
+    periodMs: shorter(settings.periodMs),
+  };
+}
+
 /** Where the workload stands: what a restarted sandbox needs to go on without repeating itself. */
 export interface DemoWorkloadState {
   /** Sandbox time of the workload's offset 0. */
@@ -137,6 +157,18 @@ export class DemoWorkload {
   stop(): void {
     this.cancel?.();
     this.cancel = null;
+  }
+
+  /**
+   * Moves everything still to come `ms` later: a sandbox resumed after being stopped goes on
+   * where it was instead of doing at once all that fell due while it was stopped.
+   */
+  shift(ms: number): void {
+    if (!(ms > 0)) return;
+    this.state.startedAt += ms;
+    for (const comment of this.state.comments) comment.at += ms;
+    if (this.state.nextPushAt !== null) this.state.nextPushAt += ms;
+    this.options.github.changes.workload();
   }
 
   toSnapshot(): DemoWorkloadState {

@@ -25,6 +25,12 @@ export interface SandboxFile {
    */
   journalSeq?: number;
   webhookSecret: string;
+  /**
+   * The pace the sandbox was created with (SANDBOX_TIME_SCALE, decision 0030): its durations are
+   * this many times shorter than a real repository's, on the wall clock. Absent in files written
+   * while the sandbox clock ran that many times faster than the wall clock instead.
+   */
+  timeScale?: number;
   /** The settings the sandbox was created with: the workload's position only means something under them. */
   workloadSettings: DemoWorkloadSettings;
   ciModel: CiModel;

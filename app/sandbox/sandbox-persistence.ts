@@ -29,7 +29,7 @@ export interface SandboxPersistenceOptions {
   webhooks: WebhookDelivery;
   clock: Clock;
   /** What sandbox.json holds that never changes. */
-  fixed: Pick<SandboxFile, 'webhookSecret' | 'workloadSettings' | 'ciModel'>;
+  fixed: Pick<SandboxFile, 'webhookSecret' | 'timeScale' | 'workloadSettings' | 'ciModel'>;
   /** The last journal record already on disk (0 on a first start). */
   journalSeq: number;
   /** Why a write in the background failed (a pino logger fits). */

@@ -3,13 +3,14 @@ import { mkdirSync } from 'node:fs';
 import type { CiModel } from '../sim/ci-model.ts';
 import { loadOrCreateAppKey } from './app-key.ts';
 import { SandboxCi } from './ci.ts';
-import { type Clock, ScaledClock } from './clock.ts';
+import { type Clock, ScaledClock, WallClock } from './clock.ts';
 import { createDemoRepository, DEMO_AUTHORS, DEMO_MAINTAINER, DEMO_REPOSITORY } from './demo-repository.ts';
 import {
   DEFAULT_DEMO_WORKLOAD,
   type DemoActivity,
   DemoWorkload,
   type DemoWorkloadSettings,
+  paceWorkload,
 } from './demo-workload.ts';
 import { loadSandboxState } from './journal-replay.ts';
 import { SandboxGithub } from './model.ts';
@@ -30,7 +31,12 @@ export interface StartSandboxOptions {
   webhookUrl: string;
   /** Signs the webhooks (default: the stored one, or a random one made on the first start). */
   webhookSecret?: string;
-  /** Sandbox milliseconds per real millisecond (default 60: a minute passes in a second). */
+  /**
+   * The demo's pace (SANDBOX_TIME_SCALE; default 1): its durations — CI runs, gaps between pull
+   * requests and pushes, the authors' delay before queueing, the queue's waits in its
+   * configuration — are this many times shorter than a real repository's, while the clock is the
+   * wall clock (decision 0030). Fixed when the sandbox is created, like its seed.
+   */
   timeScale?: number;
   /** Seeds the workload and the CI on a first start (default 1); a resumed sandbox keeps its own. */
   seed?: number;
@@ -43,7 +49,7 @@ export interface StartSandboxOptions {
   workload?: Partial<DemoWorkloadSettings>;
   /** CI model on a first start: ten-minute runs, a flaky failure in fifty. */
   ci?: Partial<CiModel>;
-  /** The clock, given the stored time to resume from (tests pass a VirtualClock); default a ScaledClock. */
+  /** The clock, given the stored time to resume from (tests pass a VirtualClock); default a WallClock. */
   clock?: (resumeAt: number | null) => Clock;
   /**
    * A time the clock must not start before: what the app recorded from it (its latest event),
@@ -67,8 +73,10 @@ export interface Sandbox {
   repository: { owner: string; name: string };
   /** Who acts in the demo: an admin, and the authors (write permission). */
   people: { maintainer: string; authors: readonly string[] };
-  /** The sandbox's clock: sandbox time runs `timeScale` times faster than the wall clock. */
+  /** The sandbox's clock: the wall clock (a WallClock) unless the caller gave another. */
   clock: Clock;
+  /** Its pace: durations this many times shorter than a real repository's. */
+  timeScale: number;
   /** The model, CI, workload and server, for end-to-end tests that look behind the API. */
   github: SandboxGithub;
   ci: SandboxCi;
@@ -91,6 +99,15 @@ const defaultRetryDelaysMs = [500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 const stopFlushMs = 3_000;
 /** A demo runs for hours: the delivery log keeps the recent ones only. */
 const deliveryLogLimit = 1_000;
+/** From a push to CI picking it up, and from queued to in progress, in a real repository. */
+const ciPickupDelayMs = 2_000;
+const ciStartDelayMs = 3_000;
+/**
+ * How far ahead of the wall clock stored times may be for the wall clock to hold until it passes
+ * them (a crash restarted within the clock's lease, a machine clock set back a little); further
+ * ahead, the data was written by a clock that ran ahead of the wall clock and is refused.
+ */
+const futureToleranceMs = 60_000;
 
 /**
  * The sandbox side of `npm start` without GitHub credentials: the simulated GitHub on
@@ -107,20 +124,30 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
   const webhookHost = new URL(options.webhookUrl).hostname.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(webhookHost))
     throw new Error(`the sandbox delivers webhooks to loopback only, not to ${options.webhookUrl}`);
-  const timeScale = options.timeScale ?? 60;
   const log = options.logger;
 
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const stored = loadSandboxState(options.dataDir);
+  if (stored && stored.timeScale === undefined)
+    throw new Error(
+      `the sandbox in ${options.dataDir} was made by an earlier Trainyard whose sandbox clock ran ahead of the ` +
+        `wall clock, so its times are in the future. Move it and the database beside it away ` +
+        `(by default: rm -rf .trainyard) to start a fresh sandbox`,
+    );
+  // Fixed at creation: the stored workload and CI durations were shortened by it.
+  const timeScale = stored?.timeScale ?? options.timeScale ?? 1;
+  if (stored && options.timeScale !== undefined && options.timeScale !== timeScale)
+    log?.warn(
+      { stored: timeScale, asked: options.timeScale },
+      `the sandbox keeps the pace it was created with (${timeScale}×); move ${options.dataDir} away to start afresh at ${options.timeScale}×`,
+    );
   const privateKey = loadOrCreateAppKey(options.dataDir);
   const webhookSecret = options.webhookSecret ?? stored?.webhookSecret ?? randomBytes(24).toString('hex');
   const seed = options.seed ?? 1;
-  const workloadSettings = stored?.workloadSettings ?? {
-    ...DEFAULT_DEMO_WORKLOAD,
-    seed,
-    ...options.workload,
-  };
-  const ciModel = stored?.ciModel ?? { ...defaultCiModel, seed, ...options.ci };
+  const workloadSettings =
+    stored?.workloadSettings ??
+    paceWorkload({ ...DEFAULT_DEMO_WORKLOAD, seed, ...options.workload }, timeScale);
+  const ciModel = stored?.ciModel ?? paceCiModel({ ...defaultCiModel, seed, ...options.ci }, timeScale);
 
   // Never before what was stored, nor before what the app saw (crash test C3: time went back).
   const notBefore = options.resumeNotBefore ?? Number.NEGATIVE_INFINITY;
@@ -129,7 +156,15 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
     : Number.isFinite(notBefore)
       ? Math.max(notBefore, Date.now())
       : null;
-  const clock = options.clock?.(resumeAt) ?? new ScaledClock(timeScale, resumeAt ?? undefined);
+  if (!options.clock && resumeAt !== null && resumeAt > Date.now() + futureToleranceMs)
+    throw new Error(
+      `the sandbox would resume at ${new Date(resumeAt).toISOString()}, ` +
+        `${Math.round((resumeAt - Date.now()) / 60_000)} min ahead of this machine's clock: its data ` +
+        `(${stored && stored.now >= notBefore ? options.dataDir : "the database's latest event"}) was written by a ` +
+        `sandbox whose clock ran ahead of the wall clock, or this machine's clock went back. Move the ` +
+        `sandbox and its database away (by default: rm -rf .trainyard) to start a fresh sandbox`,
+    );
+  const clock = options.clock?.(resumeAt) ?? new WallClock(resumeAt ?? undefined);
   // Held where it is until its time is on disk (the first snapshot below).
   if (clock instanceof ScaledClock) clock.limitTo(clock.now());
   const github = stored ? SandboxGithub.fromSnapshot(stored.model, { clock }) : new SandboxGithub({ clock });
@@ -155,12 +190,19 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
     if (stored) server.webhooks.resume(stored.deliveries);
     const repo =
       github.repository(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name) ??
-      createDemoRepository(github, { areas: workloadSettings.areas });
+      createDemoRepository(github, { areas: workloadSettings.areas, pace: timeScale });
     // Installing announces the repository to the app (installation.created), as on GitHub.
     const installation =
       github.access.installationOf(repo, github.app.id) ??
       github.install([repo], github.account(DEMO_MAINTAINER));
-    const ci = new SandboxCi({ github, clock, model: ciModel, restore: stored?.ci });
+    const ci = new SandboxCi({
+      github,
+      clock,
+      model: ciModel,
+      restore: stored?.ci,
+      pickupDelayMs: shorter(ciPickupDelayMs, timeScale),
+      startDelayMs: shorter(ciStartDelayMs, timeScale),
+    });
     const workload = new DemoWorkload({
       github,
       ci,
@@ -170,6 +212,9 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       state: stored?.workload,
       onActivity: (activity) => logActivity(log, activity),
     });
+    // Stopped for a while: the demo goes on where it stopped rather than doing at once all that
+    // would have come meanwhile (its clock, the wall clock, skipped that time).
+    if (stored) workload.shift(clock.now() - stored.now);
     // The first start's key, secret and installation, or the restored state with the journal
     // folded in, are on disk before the app hears of anything.
     persistence = SandboxPersistence.open({
@@ -179,7 +224,7 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       workload,
       webhooks: server.webhooks,
       clock,
-      fixed: { webhookSecret, workloadSettings, ciModel },
+      fixed: { webhookSecret, timeScale, workloadSettings, ciModel },
       journalSeq: stored?.journalSeq ?? 0,
       ...(log ? { log } : {}),
       ...(options.clockLeaseMs === undefined ? {} : { leaseMs: options.clockLeaseMs }),
@@ -208,6 +253,7 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
       repository: { owner: repo.owner.login, name: repo.name },
       people: { maintainer: DEMO_MAINTAINER, authors: DEMO_AUTHORS },
       clock,
+      timeScale,
       github,
       ci,
       workload,
@@ -236,6 +282,16 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Sandbo
     await server.close();
     throw error;
   }
+}
+
+/** A real repository's duration at the demo's pace (a millisecond at least). */
+function shorter(ms: number, pace: number): number {
+  return Math.max(1, Math.round(ms / pace));
+}
+
+/** CI runs `pace` times shorter than in a real repository. */
+function paceCiModel(model: CiModel, pace: number): CiModel {
+  return pace === 1 ? model : { ...model, medianMs: shorter(model.medianMs, pace) };
 }
 
 /** Waits for `work` at most `ms`; its failure is not stop()'s (undelivered webhooks are kept). */

@@ -111,6 +111,8 @@ beforeAll(async () => {
       HOST: '127.0.0.1',
       TRAINYARD_DATA_DIR: join(dir, 'db'),
       LOG_LEVEL: 'silent',
+      // A real repository's durations (10-minute CI runs…): the virtual clock makes it fast.
+      SANDBOX_TIME_SCALE: '1',
     }),
     store,
     logger: pino({ level: process.env.E2E_LOG_LEVEL ?? 'silent' }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScaledClock, VirtualClock } from '../../app/sandbox/clock.ts';
+import { ScaledClock, VirtualClock, WallClock } from '../../app/sandbox/clock.ts';
 
 describe('sandbox clocks', () => {
   it('a virtual clock runs due tasks in time order (FIFO on ties), each at its own time, including tasks they schedule', () => {
@@ -41,5 +41,41 @@ describe('sandbox clocks', () => {
     });
     clock.stop();
     expect(() => new ScaledClock(0)).toThrow(/positive/);
+  });
+
+  it('a wall clock reads the machine clock, never goes back, holds at its floor and under its limit', async () => {
+    const fresh = new WallClock();
+    const before = Date.now();
+    expect(fresh.now()).toBeGreaterThanOrEqual(before);
+    expect(fresh.now()).toBeLessThanOrEqual(Date.now());
+    expect(fresh.scale).toBe(1);
+
+    // Resumed from files that may have shown a time a moment ahead: it holds there, then follows.
+    const floor = Date.now() + 150;
+    const resumed = new WallClock(floor);
+    expect(resumed.now()).toBe(floor);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(resumed.now()).toBeGreaterThan(floor);
+    expect(resumed.now()).toBeLessThanOrEqual(Date.now());
+
+    // Held below its lease until it is renewed; a lower limit only stops it.
+    const leased = new WallClock();
+    leased.limitTo(Date.now() + 50);
+    const held = leased.limitAt;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(leased.now()).toBe(held);
+    leased.limitTo(Date.now() + 60_000);
+    expect(leased.now()).toBeGreaterThan(held);
+
+    // Tasks fire at their wall-clock time, not before.
+    const at = Date.now() + 40;
+    const fired = await new Promise<number>((resolve) => fresh.schedule(at, () => resolve(Date.now())));
+    expect(fired).toBeGreaterThanOrEqual(at);
+    fresh.stop();
+
+    // Against a scaled clock: 60 times faster is ahead of the wall clock within a second.
+    const scaled = new ScaledClock(60);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(scaled.now() - Date.now()).toBeGreaterThan(3_000);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbotOctokit } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../app/sandbox/clock.ts';
+import { ScaledClock, VirtualClock } from '../../app/sandbox/clock.ts';
 import { loadSandboxState } from '../../app/sandbox/journal-replay.ts';
 import { JOURNAL_FILE } from '../../app/sandbox/sandbox-journal.ts';
 import { type Sandbox, type StartSandboxOptions, startSandbox } from '../../app/sandbox/start-sandbox.ts';
@@ -350,7 +350,10 @@ describe('the sandbox keeps every change on disk before acknowledging it (C1)', 
 
 describe('the sandbox clock never goes back across a crash (C3)', () => {
   it('a scaled clock resumes at or after the latest time anyone read from it', async () => {
-    const { sandbox } = await boot(dataDir, { clock: undefined, timeScale: 3_600, clockLeaseMs: 100 });
+    const { sandbox } = await boot(dataDir, {
+      clock: (at) => new ScaledClock(3_600, at ?? undefined),
+      clockLeaseMs: 100,
+    });
     await new Promise((resolve) => setTimeout(resolve, 700));
     // Read by someone (the app stamps its events with it), then the process dies.
     const observed = sandbox.clock.now();

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { ProbotOctokit } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../app/config/load-config.ts';
 import { APP_KEY_FILE } from '../../app/sandbox/app-key.ts';
-import { VirtualClock } from '../../app/sandbox/clock.ts';
+import { VirtualClock, WallClock } from '../../app/sandbox/clock.ts';
 import { DEFAULT_DEMO_WORKLOAD } from '../../app/sandbox/demo-workload.ts';
 import { loadSandboxState } from '../../app/sandbox/journal-replay.ts';
 import { SANDBOX_FILE, type SandboxFile } from '../../app/sandbox/sandbox-file.ts';
@@ -264,13 +264,15 @@ describe('startSandbox', () => {
     }
   });
 
-  it('on a scaled clock: the workload runs in real time, each change is on disk at once, a restart resumes sandbox time', async () => {
+  it('on the wall clock at a fast pace: the workload runs in real time, each change is on disk at once, no time is ahead of the wall clock, and a restart skips the time it was stopped', async () => {
+    const bootAt = Date.now();
     const { sandbox } = await boot(dataDir, {
       clock: undefined,
-      timeScale: 3_600, // an hour a second
+      timeScale: 3_600, // an hour's worth of pull requests a second; 10-minute CI runs take 167 ms
       workload: { ...DEFAULT_DEMO_WORKLOAD, ratePerHour: 30 },
     });
-    // The scaled clock started within boot(): from here on, more than a real second is more than an hour.
+    expect(sandbox.clock).toBeInstanceOf(WallClock);
+    expect(sandbox.timeScale).toBe(3_600);
     const startedAt = Date.now();
     // What a crash would leave: sandbox.json with the journal applied, read while it runs.
     const onDisk = () => loadSandboxState(dataDir)!;
@@ -280,20 +282,68 @@ describe('startSandbox', () => {
       Date.now() < deadline
     )
       await new Promise((resolve) => setTimeout(resolve, 50));
+    sandbox.workload.stop(); // what is on disk and what is in memory are then the same
     await sandbox.durable();
     expect(onDisk().model.repositories[0]!.pulls.length).toBe(
       sandbox.github.repository('demo', 'widgets')!.pulls.size,
     );
     expect(onDisk().model.repositories[0]!.pulls.length).toBeGreaterThan(0);
+    // Every time the sandbox recorded is one that has passed.
+    const repo = sandbox.github.repository('demo', 'widgets')!;
+    const times = [...repo.pulls.values()].flatMap((p) => [p.createdAt, p.updatedAt]);
+    times.push(...[...repo.checkRuns.values()].flatMap((r) => [r.startedAt ?? 0, r.completedAt ?? 0]));
+    expect(Math.max(...times)).toBeLessThanOrEqual(Date.now());
+    expect(Math.min(...times.filter((t) => t > 0))).toBeGreaterThanOrEqual(bootAt);
+    const stored = onDisk();
+    expect(stored.timeScale).toBe(3_600);
+    expect(stored.ciModel.medianMs).toBe(Math.round((10 * MINUTE) / 3_600));
+    expect(stored.workloadSettings.ratePerHour).toBe(30 * 3_600);
+    const config = sandbox.github.fileText(repo, 'main', '.github/trainyard.yml')!;
+    expect(config).toContain('batch_max_wait_time: 1s'); // 5 minutes / 3,600, at least a second
 
     await stop(sandbox);
-    const stoppedAt = onDisk().now;
-    expect(stoppedAt - Date.now()).toBeGreaterThan(HOUR); // sandbox time ran ahead of the wall clock
-    const resumed = await startSandbox({ dataDir, webhookUrl: receiver.url });
+    const stopped = onDisk();
+    expect(stopped.now).toBeLessThanOrEqual(Date.now()); // sandbox time never ran ahead of the wall clock
+    // As if it had stopped two minutes ago: at 30 pull requests a second, 3,600 would be due at
+    // once on resuming if the time it was stopped were replayed.
+    const STOPPED_FOR = 120_000;
+    const backdated: SandboxFile = {
+      ...stopped,
+      now: stopped.now - STOPPED_FOR,
+      workload: {
+        ...stopped.workload,
+        startedAt: stopped.workload.startedAt - STOPPED_FOR,
+        comments: stopped.workload.comments.map((c) => ({ ...c, at: c.at - STOPPED_FOR })),
+        nextPushAt: stopped.workload.nextPushAt === null ? null : stopped.workload.nextPushAt - STOPPED_FOR,
+      },
+    };
+    writeFileSync(join(dataDir, SANDBOX_FILE), JSON.stringify(backdated));
+    const resumed = await startSandbox({ dataDir, webhookUrl: receiver.url, timeScale: 60 });
     running.push(resumed);
-    // It goes on from the stored time (at the default 60×), not from the wall clock.
-    expect(resumed.clock.now() - stoppedAt).toBeGreaterThanOrEqual(0);
-    expect(resumed.clock.now() - stoppedAt).toBeLessThan(10 * MINUTE);
+    // It goes on at the wall clock's time, at the pace it was made with (not the one asked now).
+    expect(Math.abs(resumed.clock.now() - Date.now())).toBeLessThan(1_000);
+    expect(resumed.timeScale).toBe(3_600);
     expect(resumed.webhookSecret).toBe(secret);
+    // The stopped time is skipped: the workload goes on where it was, without a burst.
+    const after = resumed.workload.toSnapshot();
+    expect(after.startedAt - backdated.workload.startedAt).toBeGreaterThanOrEqual(STOPPED_FOR);
+    // (What opened meanwhile is the workload's usual 30 a second while the resumed sandbox starts.)
+    expect(after.opened - stopped.workload.opened).toBeLessThan(1_800);
+  });
+
+  it('refuses a sandbox whose clock ran ahead of the wall clock (made before decision 0030), saying how to start afresh', async () => {
+    const { sandbox } = await boot();
+    await stop(sandbox);
+    const file = JSON.parse(readFileSync(join(dataDir, SANDBOX_FILE), 'utf8')) as SandboxFile;
+    const { timeScale: _, ...legacy } = file;
+    writeFileSync(join(dataDir, SANDBOX_FILE), JSON.stringify(legacy));
+    await expect(startSandbox({ dataDir, webhookUrl: receiver.url })).rejects.toThrow(
+      /clock ran ahead of the wall clock.*rm -rf \.trainyard/,
+    );
+    // A database whose latest event is hours ahead (the sandbox files deleted by hand): refused too.
+    rmSync(dataDir, { recursive: true, force: true });
+    await expect(
+      startSandbox({ dataDir, webhookUrl: receiver.url, resumeNotBefore: Date.now() + 7 * HOUR }),
+    ).rejects.toThrow(/ahead of this machine's clock.*database's latest event/);
   });
 });
