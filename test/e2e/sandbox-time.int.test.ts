@@ -21,9 +21,8 @@ import { openTestStore } from '../support/test-store.ts';
  * Relative times read right: a pause made now says it was made now, not hours from now.
  */
 
+/** Ten-minute CI runs in a real repository take 5 s here (the checks time out after 30 s). */
 const PACE = 120;
-/** Ten-minute CI runs in a real repository: 5 s here (the checks time out after 30 s). */
-const CI_MS = (10 * 60_000) / PACE;
 /** The span run: at least this long, and until some pull requests merged. */
 const RUN_AT_LEAST_MS = 15_000;
 const RUN_AT_MOST_MS = 150_000;
@@ -53,13 +52,14 @@ let mergedCountStat = 0;
 
 /**
  * Every ISO timestamp in a JSON value, by path. Two kinds are not times something happened and
- * are kept apart: ETAs (predictions), and the bounds of statistics buckets (the bucket under way
- * ends at the end of its hour or day, whatever the clock).
+ * are kept apart: predictions and deadlines (`estimated_*`, `*timeout_at`), and the bounds of
+ * statistics buckets (the bucket under way ends at the end of its hour or day, whatever the clock).
  */
+const PREDICTION = /(^|\.)(estimated_[a-z_]+|[a-z_]*timeout_at)$/;
 function collect(where: string, value: unknown, readAt: number, path = ''): void {
   if (typeof value === 'string' && ISO_TIME.test(value)) {
     const stamp = { where, path, at: Date.parse(value), readAt };
-    if (path.endsWith('estimated_merge_at')) estimates.push(stamp);
+    if (PREDICTION.test(path)) estimates.push(stamp);
     else if (!(where === 'stats' && /\.(start|end)$/.test(path))) stamps.push(stamp);
   } else if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) collect(where, item, readAt, `${path}[${i}]`);
@@ -172,7 +172,7 @@ beforeAll(async () => {
   await system.app.stop();
   const events = await readWholeLog();
   merged = events.filter((e) => e.type === 'action.queue.merged').length;
-  finalStatus = (await read('status', `${repoUrl}/merge-queue/status`)) as typeof finalStatus;
+  finalStatus = (await read('final status', `${repoUrl}/merge-queue/status`)) as typeof finalStatus;
   summary = await readActivitySummary(store.db, { owner, name, now: system.now() });
   // The statistics' default period is the last day up to now: it holds every merge of the run.
   const stat = (await read('stats', `${repoUrl}/stats/queues_merged_count`)) as {
@@ -232,13 +232,13 @@ describe('sandbox time on the wall clock (decision 0030)', () => {
     expect(pause.read.paused_at).toBe(pause.record.paused_at);
   });
 
-  it('estimates are in the near future at the demo pace, not hours ahead', () => {
-    for (const eta of estimates) {
-      expect(eta.at).toBeGreaterThanOrEqual(eta.readAt - 1_000);
-      // The default estimate before any CI run is seen is 10 minutes: never more than that plus
-      // the batches ahead at the demo's 5-second runs.
-      expect(eta.at - eta.readAt).toBeLessThan(10 * 60_000 + 20 * CI_MS);
-    }
+  it('estimates and deadlines are in the future, and near once CI runs were seen', () => {
+    expect(estimates.length).toBeGreaterThan(0);
+    for (const eta of estimates) expect(eta.at).toBeGreaterThanOrEqual(eta.readAt - 1_000);
+    // At the end, after merges, the engine knows the demo's CI takes seconds: its estimates for
+    // the batches in line are minutes away at most, not the hours a clock running ahead gave.
+    for (const eta of estimates.filter((e) => e.where === 'final status'))
+      expect(eta.at - eta.readAt, eta.path).toBeLessThan(2 * 60_000);
   });
 
   it('the statistics and the summary line agree with the log and the status', () => {
