@@ -90,6 +90,7 @@ async function printWelcome(params: {
     `\nTrainyard is running in SANDBOX mode (no GitHub credentials): a local code host with simulated CI\n` +
       `and a demo workload on ${owner}/${name}, ${params.timeScale}× faster than a real repository\n` +
       `(SANDBOX_TIME_SCALE): a 10-minute CI run takes ${describeMs(600_000 / params.timeScale)}, on the wall clock.\n\n` +
+      `  Pull requests: ${sandbox.server.urls.web}/${owner}/${name}   (a page each; comment "@${params.app.appSlug} queue" there)\n` +
       `  API:      ${address}/v1      (OpenAPI: ${address}/v1/openapi.json)\n` +
       `  API key:  ${secret}   (admin on ${owner}/*; a new one each start)\n\n` +
       `  curl -H "Authorization: Bearer ${secret}" ${repo}/merge-queue/status\n` +

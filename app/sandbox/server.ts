@@ -12,6 +12,7 @@ import { registerGitRoutes } from './routes/git.route.ts';
 import { registerIssueRoutes } from './routes/issues.route.ts';
 import { registerPullRoutes } from './routes/pulls.route.ts';
 import { registerRepositoryRoutes } from './routes/repos.route.ts';
+import { registerWebRoutes } from './routes/web.route.ts';
 import { WebhookDelivery, type WebhookDeliveryOptions, type WebhookTarget } from './webhooks/delivery.ts';
 
 export interface SandboxServerOptions {
@@ -87,6 +88,8 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   registerCheckRoutes(app, ctx);
   registerIssueRoutes(app, ctx);
   registerActionsRoutes(app, ctx);
+  // github.com's pages of the same things, for people: where html_url points (`…/web/…`).
+  registerWebRoutes(app, ctx);
 
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
@@ -142,6 +145,18 @@ function configureHttp(app: FastifyInstance): void {
     reply.header('x-ratelimit-resource', 'core');
     reply.header('x-ratelimit-reset', String(Math.floor(Date.now() / 1000) + 3600));
   });
+
+  // The web pages' comment form (routes/web.route.ts).
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 256 * 1024 },
+    (_request, body, done) => {
+      done(
+        null,
+        Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))),
+      );
+    },
+  );
 
   app.setErrorHandler(async (error, _request, reply) => {
     if (error instanceof GithubError) {

@@ -4,18 +4,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-dev-shm-usage',
-];
+// Headless Debian Chromium through playwright-core, shared with the sandbox pages' browser test.
+export { CHROMIUM_ARGS, launchChromium } from '../../scripts/chromium.mjs';
 
 export function hostPaths() {
   const node = process.env.CODE_SERVER_NODE;
@@ -154,12 +145,4 @@ export async function startCodeServer({ settings = {}, env = {}, vsix, prepareWo
       fs.rmSync(tmp, { recursive: true, force: true });
     },
   };
-}
-
-export function launchChromium() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
 }
