@@ -1,10 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ownerSchema, repositoryNameSchema } from '../../shared/schemas/common.schema.ts';
 import { readSettings } from '../settings.ts';
-import { rebuildStatsProjections } from '../stats/projection.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
 import { DataDirLockedError } from '../store/data-dir-lock.ts';
 import { openStore, type Store } from '../store/database.ts';
+import { rebuildStatsProjections } from '../store/projection/projection.ts';
 import { ensureRepository, findRepository, listRepositories } from '../store/repositories.ts';
 import { importEvents } from './import-events.ts';
 

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { AverageQueueTimeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { sessionCapacityMicros } from '../store/projection/day-cells.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { loadBucketed } from './bucketed.ts';
-import { sessionCapacityMicros } from './day-cells.ts';
 import { groupRowsByKeys } from './group-rows.ts';
-import type { GroupKeys } from './projection-rows.ts';
 import type { StatsParams } from './stats-params.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { BatchBisectionResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { loadBucketed } from './bucketed.ts';
 import { groupKeys, groupRows, keyList } from './group-rows.ts';
-import type { GroupKeys } from './projection-rows.ts';
 import type { StatsParams } from './stats-params.ts';
 
 interface Row extends GroupKeys {

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Queryable } from '../store/database.ts';
-import type { DayTable } from './day-cells.ts';
+import type { DayTable } from '../store/projection/day-cells.ts';
 import { type StatsParams, type TimeRange, whereSql, widthOf } from './stats-params.ts';
 
 /*

@@ -7,9 +7,9 @@ import {
   type QueuesChecksOutcomeCountResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { loadBucketed } from './bucketed.ts';
 import { compareKeyLists, groupKeys, groupRowsByKeys, keyList } from './group-rows.ts';
-import type { GroupKeys } from './projection-rows.ts';
 import { type StatsParams, whereSql } from './stats-params.ts';
 
 const outcomeRank = new Map<string, number>(CHECK_OUTCOMES.map((o, i) => [o, i]));

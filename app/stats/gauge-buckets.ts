@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../store/database.ts';
-import { GAUGE_BLOCK_WIDTHS } from './gauge-blocks.ts';
-import type { GroupKeys } from './projection-rows.ts';
+import { GAUGE_BLOCK_WIDTHS } from '../store/projection/gauge-blocks.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { type StatsParams, whereSql, widthOf } from './stats-params.ts';
 
 /*

@@ -1,4 +1,4 @@
-import type { GroupKeys } from './projection-rows.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 
 /*
  * Shapes SQL rows (group keys, bucket start, figures) into the API's groups: ordered by

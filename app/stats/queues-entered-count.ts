@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { QueuesEnteredCountResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { loadBucketed } from './bucketed.ts';
 import { groupRowsByKeys } from './group-rows.ts';
-import type { GroupKeys } from './projection-rows.ts';
 import type { StatsParams } from './stats-params.ts';
 
 /** Queue entries (action.queue.enter) by interval. */

@@ -5,9 +5,9 @@ import {
   type QueuesPrExitReasonsResponse,
 } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import type { GroupKeys } from '../store/projection/projection-rows.ts';
 import { loadBucketed } from './bucketed.ts';
 import { groupRowsByKeys } from './group-rows.ts';
-import type { GroupKeys } from './projection-rows.ts';
 import type { StatsParams } from './stats-params.ts';
 
 const reasonRank = new Map<string, number>(EXIT_REASONS.map((r, i) => [r, i]));

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import type { TimeToMergeResponse } from '../../shared/schemas/stats-response.schema.ts';
 import type { Queryable } from '../store/database.ts';
+import { DEFAULT_KEY } from '../store/projection/projection-rows.ts';
+import { DEFAULT_RETENTION_DAYS } from '../store/retention.ts';
 import { compareText } from './group-rows.ts';
-import { DEFAULT_KEY } from './projection-rows.ts';
 
 /**
- * The window of time to merge, and the default retention of events (docs/operations.md): the
- * statistic covers this window whatever retention is configured.
+ * The window of time to merge: the default retention of events (docs/operations.md), whatever
+ * retention is configured.
  */
-export const RETENTION_DAYS = 90;
+const RETENTION_DAYS = DEFAULT_RETENTION_DAYS;
 
 export interface TimeToMergeParams {
   repositoryId: string;

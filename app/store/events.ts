@@ -1,17 +1,11 @@
 import { sql } from 'kysely';
 import type { NewEvent } from '../../shared/schemas/event.schema.ts';
-import { insertEventsWithProjections } from '../stats/projection.ts';
 import type { Queryable, Tx } from './database.ts';
+import type { EventToAppend } from './projection/event-to-append.ts';
+import { insertEventsWithProjections } from './projection/projection.ts';
 
-/** An event as the store writes it; the caller has validated it against the shared schemas. */
-export interface EventToAppend {
-  type: string;
-  receivedAt: Date;
-  trigger: string;
-  pullRequest: number | null;
-  baseRef: string | null;
-  metadata: Record<string, unknown>;
-}
+// Defined beside the projections, which derive their rows from it (so they need not import this file).
+export type { EventToAppend } from './projection/event-to-append.ts';
 
 /** An event as the engine or an import gives it (shared/schemas), as appended: `now` when it has no time of its own. */
 export function toEventToAppend(event: NewEvent, now: Date): EventToAppend {

@@ -1,8 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
-import { DAY_CELL_TABLES } from '../stats/day-cells.ts';
-import { GAUGE_BLOCK_WIDTHS } from '../stats/gauge-blocks.ts';
-import { RETENTION_DAYS } from '../stats/time-to-merge.ts';
 import type { Db } from './database.ts';
+import { DAY_CELL_TABLES } from './projection/day-cells.ts';
+import { GAUGE_BLOCK_WIDTHS } from './projection/gauge-blocks.ts';
 
 /*
  * Retention of the event log and the statistics projections: what lies before the cut-off (the
@@ -21,8 +20,8 @@ import type { Db } from './database.ts';
  * loop, for long, and a backlog (a first run on a year of data) is worked off over several runs.
  */
 
-/** The default, and the window `time_to_merge` covers. */
-export const DEFAULT_RETENTION_DAYS = RETENTION_DAYS;
+/** The default, and the window `time_to_merge` covers (app/stats/time-to-merge.ts). */
+export const DEFAULT_RETENTION_DAYS = 90;
 /**
  * Rows one statement deletes at most: enough to work a backlog off, few enough that a statement
  * holds no locks, nor PGlite the event loop, for long (decision 0027).

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_CELL_TABLES } from '../../app/stats/day-cells.ts';
 import { loadStats, loadTimeToMerge, type PeriodEndpoint } from '../../app/stats/endpoints.ts';
-import { rebuildStatsProjections, STATS_PROJECTION_TABLES } from '../../app/stats/projection.ts';
 import type { Store } from '../../app/store/database.ts';
 import { appendEvents } from '../../app/store/events.ts';
 import { listMigrations } from '../../app/store/migrate.ts';
+import { DAY_CELL_TABLES } from '../../app/store/projection/day-cells.ts';
+import { rebuildStatsProjections, STATS_PROJECTION_TABLES } from '../../app/store/projection/projection.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
 import { inRepositoryTransaction } from '../../app/store/repository-transaction.ts';
 import { ABORT_CODES } from '../../shared/schemas/stats-response.schema.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATS_PROJECTION_TABLES } from '../../app/stats/projection.ts';
 import type { Store } from '../../app/store/database.ts';
 import { appendEvents } from '../../app/store/events.ts';
+import { STATS_PROJECTION_TABLES } from '../../app/store/projection/projection.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
 import { inRepositoryTransaction } from '../../app/store/repository-transaction.ts';
 import { openTestStore } from '../support/test-store.ts';

@@ -6,9 +6,9 @@ import {
   type PeriodEndpoint,
   periodStatsLoaders,
 } from '../../app/stats/endpoints.ts';
-import { rebuildStatsProjections, STATS_PROJECTION_TABLES } from '../../app/stats/projection.ts';
 import type { EventToAppend } from '../../app/store/events.ts';
 import { appendEvents } from '../../app/store/events.ts';
+import { rebuildStatsProjections, STATS_PROJECTION_TABLES } from '../../app/store/projection/projection.ts';
 import { inRepositoryTransaction } from '../../app/store/repository-transaction.ts';
 import { pruneRetention, retentionCutoff } from '../../app/store/retention.ts';
 import { History, sessionUuid, type Who } from '../stats/support/history.ts';

@@ -21,8 +21,8 @@ import { EffectFailedError } from './effect-failure.ts';
 export interface OutboxWorkerOptions {
   store: { db: Db };
   /**
-   * Carries the effect out (on GitHub, or the sandbox) and answers with the inputs its result
-   * means. Throwing means "try again later": the row is retried with back-off; throwing an
+   * Carries the effect out (on GitHub, or the sandbox; `createEffectRunner` in effect-runner.ts)
+   * and answers with the inputs its result means. Throwing means "try again later": the row is retried with back-off; throwing an
    * EffectFailedError means "failed for good": the row is recorded failed with its error.
    */
   execute: (repositoryId: string, effect: Effect) => Promise<QueueInput[]>;

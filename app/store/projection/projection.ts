@@ -1,7 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import { type Db, PREPARED_MARK, type Queryable } from '../store/database.ts';
-import type { EventToAppend } from '../store/events.ts';
-import { inRepositoryTransaction } from '../store/repository-transaction.ts';
+import { type Db, PREPARED_MARK, type Queryable } from '../database.ts';
+import { inRepositoryTransaction } from '../repository-transaction.ts';
 import {
   addToCells,
   BATCH_CELLS,
@@ -14,6 +13,7 @@ import {
   SESSION_CELLS,
   type SessionCellId,
 } from './day-cells.ts';
+import type { EventToAppend } from './event-to-append.ts';
 import {
   blockIdKey,
   type GaugeBlockId,

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Queryable } from '../store/database.ts';
+import type { Queryable } from '../database.ts';
 
 /*
  * Day cells (migrations/0008): per repository, UTC day and group keys (and outcome or exit

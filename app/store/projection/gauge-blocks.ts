@@ -1,4 +1,4 @@
-import { BUCKET_WIDTH_LADDER, LONGEST_BUCKET_WIDTH } from '../../shared/stats/buckets.ts';
+import { BUCKET_WIDTH_LADDER, LONGEST_BUCKET_WIDTH } from '../../../shared/stats/buckets.ts';
 import type { GaugeRow, GroupKeys } from './projection-rows.ts';
 
 /*
