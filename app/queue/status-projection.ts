@@ -95,6 +95,15 @@ function projectBatch(
     queue_rule_name: batch.queueName,
     checks_summary: summarize(state, { run, queueName: batch.queueName }),
     pull_requests: numbers.flatMap((n) => projectPullRequest(context, n)),
+    ...(batch.laneDepth === undefined
+      ? {}
+      : {
+          lane_depth: {
+            ...batch.laneDepth,
+            queued_per_check: state.config.merge_queue.queued_per_check,
+            max_parallel_checks: state.config.merge_queue.max_parallel_checks,
+          },
+        }),
   };
   if (batch.phase !== 'bisecting') return projected;
   const subs = [

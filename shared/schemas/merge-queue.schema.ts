@@ -85,8 +85,22 @@ export interface Batch {
   queue_rule_name: string;
   checks_summary: { passed: number; total: number };
   pull_requests: QueuedPullRequest[];
+  lane_depth?: LaneDepth | undefined;
   sub_batches?: Batch[] | undefined;
 }
+
+export const laneDepthSchema = z
+  .object({
+    depth: z.int().min(1).describe('Batches its lane tested at once when it was built'),
+    queued: z.int().min(0).describe('Pull requests queued in its lane then'),
+    queued_per_check: z.int().min(1),
+    max_parallel_checks: z.int().min(1),
+  })
+  .describe(
+    'With merge_queue.mode adaptive: why its lane tested that many batches at once — one per queued_per_check queued, at most max_parallel_checks',
+  );
+
+export type LaneDepth = z.output<typeof laneDepthSchema>;
 
 export const batchSchema: z.ZodType<Batch> = z
   .object({
@@ -113,6 +127,7 @@ export const batchSchema: z.ZodType<Batch> = z
         'passed: checks reported success, neutral or skipped; total: the checks reported and those the merge conditions name that have not reported yet',
       ),
     pull_requests: z.array(queuedPullRequestSchema),
+    lane_depth: laneDepthSchema.optional(),
     get sub_batches() {
       return z.array(batchSchema).optional().describe('Present on a batch that is being bisected');
     },

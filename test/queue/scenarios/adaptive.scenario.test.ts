@@ -67,7 +67,7 @@ describe('mode: adaptive — the lane tests as many batches as its queue needs',
     ]);
   });
 
-  it('says why on the check run of each pull request in the batch', () => {
+  it('says why on the check run of each pull request in the batch and in the status', () => {
     const s = scenario(adaptive());
     queueMany(s, [1, 2, 3]);
     s.runUntilIdle({ ci: () => 'hang', until: '1m' });
@@ -81,6 +81,11 @@ describe('mode: adaptive — the lane tests as many batches as its queue needs',
       perCheck: 2,
       ceiling: 4,
     });
+    // And in the status, for programs.
+    expect(s.status().batches.map((b) => b.lane_depth)).toEqual([
+      { depth: 1, queued: 1, queued_per_check: 2, max_parallel_checks: 4 },
+      { depth: 2, queued: 3, queued_per_check: 2, max_parallel_checks: 4 },
+    ]);
   });
 
   it('the fixed mode tests max_parallel_checks batches whatever the queue', () => {
