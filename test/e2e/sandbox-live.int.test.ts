@@ -353,14 +353,13 @@ function findOrderViolations(events: readonly Event[], priorities: Map<string | 
 }
 
 /** Per group and hourly bucket: `<priority rule>|<bucket start>` → figure. */
-function perBucket<G extends { priority_rule_name: string; stats: ({ start: string } & object)[] | null }>(
-  groups: readonly G[],
-  figure: (bucket: NonNullable<G['stats']>[number]) => number,
-): Map<string, number> {
+function perBucket<
+  G extends { priority_rule_name: string | null; stats: ({ start: string } & object)[] | null },
+>(groups: readonly G[], figure: (bucket: NonNullable<G['stats']>[number]) => number): Map<string, number> {
   const counts = new Map<string, number>();
   for (const group of groups)
     for (const bucket of group.stats ?? []) {
-      const key = `${group.priority_rule_name}|${new Date(bucket.start).toISOString()}`;
+      const key = `${group.priority_rule_name ?? NO_RULE}|${new Date(bucket.start).toISOString()}`;
       counts.set(key, (counts.get(key) ?? 0) + figure(bucket));
     }
   return counts;
@@ -377,7 +376,7 @@ function countPerBucket(events: readonly Event[], ruleOf: (e: Event) => string |
   return counts;
 }
 
-/** Statistics group pull requests of no priority rule under this name (as partitions without rules). */
+/** Events and statistics groups without a priority rule (null) are counted under this key. */
 const NO_RULE = '__default__';
 
 describe('Trainyard end to end on the sandbox, three sandbox hours with a pause (issue #7)', () => {
