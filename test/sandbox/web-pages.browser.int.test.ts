@@ -137,27 +137,19 @@ describe('the sandbox pull request pages, in Chromium', () => {
     await page.locator('textarea[name="body"]').fill('@trainyard queue');
     await page.locator('button[type="submit"]').click();
     await page.waitForURL(/#comment-\d+$/);
-    const command = page.locator('article.comment').filter({ hasText: '@trainyard queue' });
+    const command = page
+      .locator('article.comment')
+      .filter({ has: page.locator('.comment-body', { hasText: /^@trainyard queue$/ }) });
     expect(await command.locator('.author').innerText()).toBe(sandbox.people.maintainer);
     expect(await command.locator('.comment-body').innerText()).toBe('@trainyard queue');
 
     // The app acknowledges the command and publishes its check run on the pull request.
     await reloadUntil(
       async () =>
-        (await page
-          .locator('article.comment')
-          .filter({ hasText: '@trainyard queue' })
-          .locator('.reaction')
-          .count()) > 0 && (await checkSection(CHECK_RUN).count()) === 1,
+        (await command.locator('.reaction').count()) > 0 && (await checkSection(CHECK_RUN).count()) === 1,
       60_000,
     );
-    expect(
-      await page
-        .locator('article.comment')
-        .filter({ hasText: '@trainyard queue' })
-        .locator('.reaction')
-        .innerText(),
-    ).toBe('👍 1');
+    expect(await command.locator('.reaction').innerText()).toBe('👍 1');
     const repo = sandbox.github.repository('demo', 'widgets')!;
     const [run] = sandbox.github.checks
       .runsFor(repo, repo.pulls.get(number)!.headSha, { checkName: CHECK_RUN, latestOnly: true })
@@ -171,8 +163,14 @@ describe('the sandbox pull request pages, in Chromium', () => {
     expect(await section.locator('.check-summary').innerText()).not.toBe('');
     expect(run?.title).toBeTruthy();
 
-    // Queued by hand, tested with the 2-second CI, merged: the page says so.
-    await reloadUntil(async () => (await page.locator('.state').innerText()) === 'Merged', 120_000);
+    // Queued by hand, tested with the 2-second CI, merged: the page says so, and the app's check
+    // run, completed after the merge, says how it ended.
+    await reloadUntil(
+      async () =>
+        (await page.locator('.state').innerText()) === 'Merged' &&
+        (await checkSection(CHECK_RUN).locator('.outcome').innerText()) === 'success',
+      120_000,
+    );
     expect(await page.locator('p.meta').innerText()).toContain(`merged by ${sandbox.github.app.bot.login}`);
     if (process.env.SCREENSHOTS) await page.screenshot({ path: process.env.SCREENSHOTS, fullPage: true });
     const finalRun = sandbox.github.checks
