@@ -42,7 +42,9 @@ export function renderTradeoffChart(title: string, points: readonly TradeoffPoin
     })
     .join('');
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" font-family="sans-serif" font-size="12" role="img">`,
+    // A title element: what screen readers announce for the chart.
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="15">${escapeXml(title)}</text>`,
     ticks(x, 'x'),
