@@ -271,7 +271,7 @@ describe('signing in with a VS Code GitHub session (the server checks the token 
     }
     assert.match(
       shown!.message,
-      /^No access to acme\/app: the server refused the credentials \(this GitHub token has read access only; pausing needs push permission\)/,
+      /^No access to acme\/app: the server refused the credentials \(this GitHub token has read access only; changing the queue \(pause, dequeue, scheduled freezes\) needs push permission\)/,
     );
     assert.deepEqual(shown!.items, ['Retry', 'Set API key']);
     assert.equal(await serverClient().readPause('acme', 'app'), null);
