@@ -21,6 +21,19 @@ const envSchema = z.object({
     .optional(),
   /** Days events and statistics are kept (app/store/retention.ts); 90 when unset. */
   TRAINYARD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  /**
+   * A port of its own for /metrics (and /healthz, /readyz): /metrics then leaves the API's port.
+   * Without it, /metrics is on the API's port (docs/operations.md, "Who may read /metrics").
+   */
+  TRAINYARD_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address of the metrics port; HOST when unset. */
+  TRAINYARD_METRICS_HOST: z.string().min(1).optional(),
+  /** When set, /metrics asks for `Authorization: Bearer <this>`, wherever it is served. */
+  TRAINYARD_METRICS_TOKEN: z
+    .string()
+    .min(16, 'at least 16 characters (a random secret: openssl rand -hex 32)')
+    .regex(/^\S+$/, 'no spaces')
+    .optional(),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `json` or `pretty`; when unset, pretty on a terminal and JSON otherwise (app/logging.ts). */

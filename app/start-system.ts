@@ -8,10 +8,16 @@ import { buildServer } from './api/server.ts';
 import { type RequestPolicy, sandboxRequestPolicy } from './github/client/octokit.ts';
 import { createGithubApp, type GithubApp } from './github/github-app.ts';
 import { webhookPath } from './github/inbox/webhook-endpoint.ts';
+import { TrainyardMetrics } from './ops/metrics.ts';
+import type { MetricsAccess } from './ops/metrics-access.ts';
+import { startMetricsServer } from './ops/metrics-server.ts';
+import { registerOpsRoutes } from './ops/ops-routes.ts';
+import { Readiness } from './ops/readiness.ts';
 import type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.ts';
 import { hasGithubCredentials, type Settings } from './settings.ts';
 import type { Store } from './store/database.ts';
 import { findLatestRecordedTime } from './store/latest-time.ts';
+import { observeSteps } from './store/step-observer.ts';
 
 /** How the GitHub side runs: the real GitHub App, or the local sandbox code host. */
 export interface GithubSide {
@@ -46,6 +52,12 @@ export interface TrainyardSystem {
   app: GithubApp;
   /** The server's base URL. */
   address: string;
+  /** The metrics' registry and hooks (GET /metrics). */
+  metrics: TrainyardMetrics;
+  /** What GET /readyz checks. */
+  readiness: Readiness;
+  /** The base URL of TRAINYARD_METRICS_PORT's server, when there is one. */
+  metricsAddress: string | null;
   /** The system's clock: the sandbox's in sandbox mode, the wall clock in production. */
   now: () => Date;
   /** Stops the app's loops, the HTTP server and the sandbox; not the store. */
@@ -62,6 +74,10 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
   const side = hasGithubCredentials(settings)
     ? productionSide(settings)
     : await startSandboxSide(settings, logger, options.sandbox ?? {}, store);
+  const now = side.now ?? (() => new Date());
+  const metrics = new TrainyardMetrics({ db: store.readDb, mode: side.mode, now });
+  observeSteps(store.db, metrics.stepCommitted);
+  let metricsServer: FastifyInstance | null = null;
   try {
     const server = await buildServer({
       store,
@@ -71,6 +87,7 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       logger,
       // The sandbox's webhooks come several a second: their request lines would drown the rest.
       requestLogLevel: side.mode === 'sandbox' ? 'debug' : 'info',
+      observeRequest: metrics.httpRequestServed,
       ...(side.now ? { now: side.now } : {}),
     });
     const app = await createGithubApp({
@@ -83,8 +100,35 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       ...(side.pollMs ? { pollMs: side.pollMs } : {}),
       ...(side.policy ? { policy: side.policy } : {}),
       ...(settings.TRAINYARD_RETENTION_DAYS ? { retentionDays: settings.TRAINYARD_RETENTION_DAYS } : {}),
+      observers: {
+        webhookReceived: metrics.webhookReceived,
+        deliveries: metrics.deliveries,
+        effects: metrics.effectsObserver,
+        githubRequests: metrics.githubRequest,
+      },
+    });
+    const readiness = new Readiness({
+      db: store.readDb,
+      loops: { delivery_processor: app.processor, outbox_worker: app.worker, scheduler: app.scheduler },
+    });
+    const scrape = { scrape: () => metrics.scrape(), contentType: metrics.contentType };
+    const separatePort = settings.TRAINYARD_METRICS_PORT !== undefined;
+    registerOpsRoutes(server, {
+      readiness,
+      metrics: separatePort ? null : { ...scrape, access: metricsAccess(settings, 'api') },
     });
     const address = await server.listen({ port: settings.PORT, host: settings.HOST });
+    let metricsAddress: string | null = null;
+    if (separatePort) {
+      const started = await startMetricsServer({
+        port: settings.TRAINYARD_METRICS_PORT!,
+        host: settings.TRAINYARD_METRICS_HOST ?? settings.HOST,
+        routes: { readiness, metrics: { ...scrape, access: metricsAccess(settings, 'metrics-port') } },
+        logger,
+      });
+      metricsServer = started.server;
+      metricsAddress = started.address;
+    }
     // PORT=0 takes a free port: the sandbox learns it only now (its deliveries wait and retry).
     if (side.sandbox && settings.PORT === 0) {
       const { port } = server.server.address() as AddressInfo;
@@ -99,21 +143,38 @@ export async function startSystem(options: StartSystemOptions): Promise<Trainyar
       server,
       app,
       address,
-      now: side.now ?? (() => new Date()),
+      metrics,
+      readiness,
+      metricsAddress,
+      now,
       stop() {
         // Loops first (work in progress finishes), then HTTP, then the sandbox.
         stopped ??= (async () => {
           await app.stop();
           await server.close();
+          await metricsServer?.close();
+          observeSteps(store.db, null);
           await side.sandbox?.stop();
         })();
         return stopped;
       },
     };
   } catch (error) {
+    await metricsServer?.close();
+    observeSteps(store.db, null);
     await side.sandbox?.stop();
     throw error;
   }
+}
+
+/**
+ * Who may read /metrics (docs/operations.md, "Who may read /metrics"): with a token, whoever
+ * sends it; else on a metrics port of its own, whoever reaches that port; else, on the API's
+ * port, this machine only, since the metrics name the repositories, private ones included.
+ */
+function metricsAccess(settings: Settings, where: 'api' | 'metrics-port'): MetricsAccess {
+  if (settings.TRAINYARD_METRICS_TOKEN) return { kind: 'token', token: settings.TRAINYARD_METRICS_TOKEN };
+  return where === 'metrics-port' ? { kind: 'open' } : { kind: 'loopback' };
 }
 
 function productionSide(settings: Settings): GithubSide {

@@ -56,6 +56,11 @@ export interface ApiDependencies {
    * `info` (Fastify's, the default) or `debug` (the sandbox, whose webhooks come several a second).
    */
   requestLogLevel?: 'info' | 'debug';
+  /**
+   * Told of every answered request, with its route's template (`/v1/repos/:owner/:repository/logs`;
+   * null when no route matched): the metrics' API latency per route.
+   */
+  observeRequest?: (method: string, route: string | null, status: number, seconds: number) => void;
 }
 
 export interface RouteContext {
@@ -107,6 +112,18 @@ export async function buildServer(deps: ApiDependencies): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(sendError);
+  const observeRequest = deps.observeRequest;
+  if (observeRequest) {
+    // The template, never the URL: one series per route, whatever the values in the path.
+    app.addHook('onResponse', async (request, reply) => {
+      observeRequest(
+        request.method,
+        request.routeOptions.url ?? null,
+        reply.statusCode,
+        reply.elapsedTime / 1_000,
+      );
+    });
+  }
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

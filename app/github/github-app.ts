@@ -13,7 +13,8 @@ import {
   productionRequestPolicy,
   type RequestPolicy,
 } from './client/octokit.ts';
-import { DeliveryProcessor } from './inbox/delivery-processor.ts';
+import type { GithubRequestObserver } from './client/request-observer.ts';
+import { type DeliveryObserver, DeliveryProcessor } from './inbox/delivery-processor.ts';
 import {
   commitDeliveries,
   type DeliveryShell,
@@ -26,7 +27,7 @@ import { WebhookInbox } from './inbox/webhook-inbox.ts';
 import { Scheduler } from './loops/scheduler.ts';
 import { createEffectRunner, type ExecuteEffectOptions } from './outbox/effect-runner.ts';
 import { appIdentityOf } from './outbox/effects/ownership.ts';
-import { OutboxWorker } from './outbox/outbox-worker.ts';
+import { type EffectObserver, OutboxWorker } from './outbox/outbox-worker.ts';
 import { FactsCache } from './translation/facts-cache.ts';
 import { RepositoryLookup } from './translation/repository-lookup.ts';
 import { checkPayload } from './translation/webhooks/payload.schema.ts';
@@ -51,6 +52,16 @@ export interface GithubAppOptions {
   webhookBodies?: Omit<WebhookEndpointOptions, 'secret'>;
   /** Days events and statistics are kept (TRAINYARD_RETENTION_DAYS; default 90). */
   retentionDays?: number;
+  /** The metrics' hooks (app/ops/metrics.ts); nothing is counted without them. */
+  observers?: GithubObservers;
+}
+
+/** What the metrics are told by the GitHub side. */
+export interface GithubObservers {
+  webhookReceived?: (event: string) => void;
+  deliveries?: DeliveryObserver;
+  effects?: EffectObserver;
+  githubRequests?: GithubRequestObserver;
 }
 
 export interface GithubApp {
@@ -83,7 +94,12 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
   const policy = options.policy ?? productionRequestPolicy;
   const now = options.now ?? (() => new Date());
   const ids = options.ids ?? { uuid: randomUUID };
-  const octokits = new InstallationOctokits(credentials, { policy, log: logger.child({ name: 'octokit' }) });
+  const observers = options.observers ?? {};
+  const octokits = new InstallationOctokits(credentials, {
+    policy,
+    log: logger.child({ name: 'octokit' }),
+    ...(observers.githubRequests ? { observer: observers.githubRequests } : {}),
+  });
   const probot = new Probot({
     appId: credentials.appId,
     privateKey: credentials.privateKey,
@@ -116,6 +132,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
     commit: (entries) => commitDeliveries(shell, entries),
     groupable: isGroupable,
     logger: logger.child({ name: 'webhooks' }),
+    ...(observers.deliveries ? { observer: observers.deliveries } : {}),
     now,
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
@@ -129,6 +146,7 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
       ...(options.effectOptions ? { options: options.effectOptions } : {}),
     }),
     logger: logger.child({ name: 'outbox' }),
+    ...(observers.effects ? { observer: observers.effects } : {}),
     ids,
     now,
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
@@ -149,7 +167,10 @@ export async function createGithubApp(options: GithubAppOptions): Promise<Github
       handledEvents,
       checkPayload,
       now,
-      received: () => processor.wake(),
+      received: (event) => {
+        observers.webhookReceived?.(event);
+        processor.wake();
+      },
     }),
     { ...options.webhookBodies, secret: credentials.webhookSecret },
   );

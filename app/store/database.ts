@@ -197,6 +197,10 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
         ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
       });
       pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
+      // A connection lost while checked out (PostgreSQL restarted, the network cut) fails its
+      // queries, and pg also emits 'error' on the client, which has no listener then: without
+      // this one the process would crash. The pool drops the broken client when it is released.
+      pool.on('connect', (client) => client.on('error', () => {}));
       return pool;
     };
     // Pipeline mode for executeTogether (step transactions); the other pools need none.

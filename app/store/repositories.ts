@@ -68,6 +68,20 @@ export async function listRepositories(db: Queryable): Promise<Repository[]> {
   return rows.map(toRepository);
 }
 
+/** `owner/name` of each of these repositories (by primary key); a deleted one is left out. */
+export async function findRepositoryNames(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('repositories')
+    .select(['id', 'owner', 'name'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [String(r.id), `${r.owner}/${r.name}`]));
+}
+
 /** GitHub's identity of a repository: its id survives renames and transfers, its name does not. */
 export interface GithubRepository {
   githubId: number;

@@ -7,13 +7,14 @@ import { initialState, queueStateSchema } from '../queue/state.schema.ts';
 import type { QueueState } from '../queue/state.ts';
 import { type Db, executeTogether, type Tx } from './database.ts';
 import { runEngine } from './engine-run.ts';
-import { appendEvents } from './events.ts';
+import { appendEvents, type EventToAppend } from './events.ts';
 import { type Enqueued, enqueueEffectsStatement } from './outbox.ts';
 import { loadQueueStateStatement, type StoredStateRow, saveQueueStateStatements } from './queue-state.ts';
 import { queueStateCacheOf } from './queue-state-cache.ts';
 import { assembleState } from './queue-state-entries.ts';
 import { lockRepositoryStatement } from './repository-lock.ts';
 import { asWriteConflict, DEFAULT_LOCK_TIMEOUT_MS } from './repository-transaction.ts';
+import { reportCommittedStep } from './step-observer.ts';
 import { saveTimersStatement } from './timers.ts';
 import {
   completeDeliveriesStatement,
@@ -94,6 +95,8 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
   const cache = queueStateCacheOf(db);
   let committed: { version: string; state: QueueState } | null = null;
   let outcome: StepOutcome;
+  const startedAt = performance.now();
+  let stepped: { inputs: readonly QueueInput[]; events: readonly EventToAppend[] } | null = null;
   try {
     outcome = await db.transaction().execute(async (tx) => {
       let stored: StoredStateRow | undefined;
@@ -182,6 +185,7 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
       }
       // On their own: the statistics projections may need statements chosen from the answer.
       const eventIds = await appendEvents(tx, repositoryId, run.events);
+      stepped = { inputs, events: run.events };
       // The other writes and COMMIT: nothing is left to check before the transaction ends.
       await send(tx, writes, { commit: true });
       return { state, enqueued, wakeUps: run.wakeUps, eventIds };
@@ -193,6 +197,15 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
   if (committed !== null) {
     const { version, state } = committed;
     cache.set(repositoryId, version, state);
+  }
+  if (stepped !== null) {
+    const { inputs, events } = stepped;
+    reportCommittedStep(db, {
+      repositoryId,
+      inputs,
+      events,
+      seconds: (performance.now() - startedAt) / 1_000,
+    });
   }
   return outcome;
 }

@@ -62,6 +62,8 @@ export interface ClaimedDelivery {
   payload: string;
   /** Claims so far, this one included: the lease's token. */
   attempts: number;
+  /** When it was stored (the metrics' lag is measured from it). */
+  receivedAt: Date;
 }
 
 /** The claim that holds a delivery. */
@@ -127,6 +129,7 @@ interface ClaimedRow {
   ordering_key: string;
   payload: string;
   attempts: number;
+  received_at: Date | string;
   seq: string;
   rank: string;
 }
@@ -145,6 +148,7 @@ async function keepRuns(db: Queryable, rows: ClaimedRow[]): Promise<ClaimedDeliv
       orderingKey: r.ordering_key,
       payload: r.payload,
       attempts: r.attempts,
+      receivedAt: new Date(r.received_at),
     };
     if (Number(r.rank) === expected) {
       next.set(r.ordering_key, expected + 1);
@@ -310,5 +314,5 @@ function leaseRuns(now: string, leasedUntil: string): RawBuilder<unknown> {
     UPDATE webhook_deliveries SET attempts = webhook_deliveries.attempts + 1, leased_until = ${leasedUntil}::timestamptz
     FROM locked
     WHERE webhook_deliveries.delivery_id = locked.delivery_id
-    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, seq, locked.rank`;
+    RETURNING webhook_deliveries.delivery_id, event, ordering_key, payload, attempts, received_at, seq, locked.rank`;
 }

@@ -1,6 +1,7 @@
 import { ProbotOctokit } from 'probot';
 import { lightFetch } from './light-fetch.ts';
 import { useNativeJsonResponses } from './native-json-responses.ts';
+import { type GithubRequestObserver, useRequestObserver } from './request-observer.ts';
 import { useRequestRetries } from './request-retries.ts';
 
 /** Octokit with Probot's plugins (REST methods, pagination, throttling) and our request hooks. */
@@ -87,7 +88,11 @@ export class InstallationOctokits {
 
   constructor(
     private readonly credentials: GithubAppCredentials,
-    private readonly options: { policy: RequestPolicy; log?: OctokitLog } = {
+    private readonly options: {
+      policy: RequestPolicy;
+      log?: OctokitLog;
+      observer?: GithubRequestObserver;
+    } = {
       policy: productionRequestPolicy,
     },
   ) {}
@@ -114,6 +119,8 @@ export class InstallationOctokits {
           installationId,
         },
       });
+      // First, so innermost: it sees every attempt of a retried request.
+      if (this.options.observer) useRequestObserver(octokit, this.options.observer, installationId);
       useOurRequestHooks(octokit, this.options.policy);
       this.octokits.set(installationId, octokit);
     }

@@ -36,11 +36,21 @@ export interface DeliveryProcessorOptions {
    */
   groupable: (event: string) => boolean;
   logger: Logger;
+  /** Told of each delivery processed or failed (the metrics); nothing when absent. */
+  observer?: DeliveryObserver;
   now?: () => Date;
   random?: () => number;
   backoff?: RetryBackoff;
   leaseMs?: number;
   pollMs?: number;
+}
+
+/** What the metrics learn from the processor. */
+export interface DeliveryObserver {
+  /** A delivery's step committed, `lagSeconds` after the delivery was stored. */
+  processed(event: string, lagSeconds: number): void;
+  /** An attempt failed: the delivery is retried later, given up, or parked. */
+  failed(event: string, outcome: 'retried' | 'given_up' | 'parked'): void;
 }
 
 /**
@@ -134,6 +144,11 @@ export class DeliveryProcessor {
     await this.loop.stop();
   }
 
+  /** Started and not stopped (readiness). */
+  get running(): boolean {
+    return this.loop.isRunning;
+  }
+
   /** A delivery was stored (or the loop should look again): claim it now if there is room. */
   wake(): void {
     // Ends a run's wait for a finished group: there may be something to claim.
@@ -220,14 +235,14 @@ export class DeliveryProcessor {
     }));
     try {
       await this.commit(ready.map((r) => r.entry));
-      for (const { item } of ready) item.log.debug('webhooks: delivery processed');
+      for (const { item } of ready) this.processed(item);
     } catch (error) {
       if (ready.length === 1) return { item: ready[0]!.item, error };
       // The one transaction for all failed: apply them one by one, to find the one at fault.
       for (const { item, entry } of ready) {
         try {
           await this.commit([entry]);
-          item.log.debug('webhooks: delivery processed');
+          this.processed(item);
         } catch (single) {
           return { item, error: single };
         }
@@ -235,6 +250,12 @@ export class DeliveryProcessor {
     }
     if (failedAt < 0) return null;
     return { item: run[failedAt]!, error: (outcomes[failedAt] as PromiseRejectedResult).reason };
+  }
+
+  private processed(item: GroupItem): void {
+    item.log.debug('webhooks: delivery processed');
+    const lagMs = this.now().getTime() - item.delivery.receivedAt.getTime();
+    this.options.observer?.processed(item.delivery.event, Math.max(0, lagMs) / 1_000);
   }
 
   /** Commits the entries not committed yet (some are, when a group is applied one by one). */
@@ -262,13 +283,16 @@ export class DeliveryProcessor {
     try {
       if (isPoisonFailure(error)) {
         const parked = await completeDelivery(this.options.db, lease, { now: this.now(), error: failure });
-        if (parked)
+        if (parked) {
           log.error({ error: failure }, 'webhooks: delivery parked: it fails the same way on every attempt');
+          this.options.observer?.failed(delivery.event, 'parked');
+        }
         return;
       }
       if (delivery.attempts >= MAX_ATTEMPTS) {
         await completeDelivery(this.options.db, lease, { now: this.now(), error: failure });
         log.error({ error: failure }, 'webhooks: delivery given up after repeated failures');
+        this.options.observer?.failed(delivery.event, 'given_up');
         return;
       }
       // A stale repository id was this process's own fault, repaired already: no reason to wait.
@@ -284,7 +308,10 @@ export class DeliveryProcessor {
         error: failure,
         availableAt: new Date(this.now().getTime() + delayMs),
       });
-      if (kept) log.warn({ error: failure, delayMs }, 'webhooks: delivery failed; retrying later');
+      if (kept) {
+        log.warn({ error: failure, delayMs }, 'webhooks: delivery failed; retrying later');
+        this.options.observer?.failed(delivery.event, 'retried');
+      }
     } catch (storeError) {
       log.error(
         { error: failure, storeError: describeFailure(storeError) },

@@ -12,8 +12,8 @@ export interface WebhookInboxOptions {
    */
   checkPayload: (event: string, payload: object) => { ok: true } | { ok: false; problem: string };
   now?: () => Date;
-  /** A delivery was stored: the processor has work. */
-  received: () => void;
+  /** A delivery of this event was stored: the processor has work (and the metrics count it). */
+  received: (event: string) => void;
   /** Inserts under way at once; deliveries arriving meanwhile are stored together by the next. */
   maxInserts?: number;
 }
@@ -56,7 +56,7 @@ export class WebhookInbox implements WebhookReceiver {
       now: this.options.now?.() ?? new Date(),
     });
     if (!saved) return { kind: 'duplicate' };
-    this.options.received();
+    this.options.received(delivery.name);
     return { kind: 'accepted' };
   }
 

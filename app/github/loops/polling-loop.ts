@@ -32,6 +32,11 @@ export class PollingLoop {
     this.stopping = false;
   }
 
+  /** Started and not asked to stop (readiness: the loop is taking work). */
+  get isRunning(): boolean {
+    return this.loop !== null && !this.stopping;
+  }
+
   /** Between stop() and the end of the run in progress: a long run should end early. */
   get isStopping(): boolean {
     return this.stopping;

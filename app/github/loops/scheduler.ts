@@ -65,6 +65,11 @@ export class Scheduler {
     await this.loop.stop();
   }
 
+  /** Started and not stopped (readiness). */
+  get running(): boolean {
+    return this.loop.isRunning;
+  }
+
   /** A step set a wake-up: it may be earlier than the one slept towards. */
   wake(): void {
     this.loop.wake();

@@ -27,6 +27,8 @@ export interface OutboxWorkerOptions {
    */
   execute: (repositoryId: string, effect: Effect) => Promise<QueueInput[]>;
   logger: Logger;
+  /** Told of each attempt's outcome (the metrics); nothing when absent. */
+  observer?: EffectObserver;
   ids: IdSource;
   now?: () => Date;
   /** Jitter of the back-off, in [0, 1). */
@@ -42,6 +44,11 @@ export interface OutboxWorkerOptions {
   concurrency?: number;
   /** Longest sleep of the polling loop: other instances enqueue without waking this one. */
   pollMs?: number;
+}
+
+/** What the metrics learn from the worker: an effect done, to be retried, or failed for good. */
+export interface EffectObserver {
+  effectHandled(effect: string, outcome: 'done' | 'retried' | 'failed'): void;
 }
 
 /** The result's step found the row no longer ours: another instance claimed it again. */
@@ -120,6 +127,11 @@ export class OutboxWorker {
     await this.loop.stop();
   }
 
+  /** Started and not stopped (readiness). */
+  get running(): boolean {
+    return this.loop.isRunning;
+  }
+
   /** Something was enqueued: claim it now if there is room (or cut the loop's sleep short). */
   wake(): void {
     this.arrival.notify();
@@ -159,6 +171,7 @@ export class OutboxWorker {
         guard: { statement: completeOutboxStatement(row, now), lost: () => new LeaseLostError() },
       });
       log.debug({ results: inputs.map((i) => i.type) }, 'outbox: effect done');
+      this.options.observer?.effectHandled(row.effect.type, 'done');
     } catch (error) {
       if (error instanceof LeaseLostError) {
         log.warn('outbox: lease ran out and the row was claimed again; this result is dropped');
@@ -188,6 +201,7 @@ export class OutboxWorker {
           lost: () => new LeaseLostError(),
         },
       });
+      this.options.observer?.effectHandled(row.effect.type, 'failed');
     } catch (error) {
       if (error instanceof LeaseLostError) {
         log.warn('outbox: lease ran out and the row was claimed again; this failure is dropped');
@@ -206,8 +220,10 @@ export class OutboxWorker {
         error: failure,
         availableAt: new Date(this.now().getTime() + delayMs),
       });
-      if (kept) log.warn({ error: failure, delayMs }, 'outbox: effect failed; retrying later');
-      else
+      if (kept) {
+        log.warn({ error: failure, delayMs }, 'outbox: effect failed; retrying later');
+        this.options.observer?.effectHandled(row.effect.type, 'retried');
+      } else
         log.warn({ error: failure }, 'outbox: effect failed after its lease ran out; the new holder retries');
     } catch (storeError) {
       // The lease runs out and the row is claimed again.
