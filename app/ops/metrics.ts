@@ -5,7 +5,7 @@ import { findRepositoryNames } from '../store/repositories.ts';
 import type { CommittedStep } from '../store/step-observer.ts';
 import { BoundedLabels, OTHER_LABEL } from './bounded-labels.ts';
 import { StoredGauges } from './stored-gauges.ts';
-import { classifyTestedUnits } from './tested-unit-outcome.ts';
+import { TestedUnitEnds } from './tested-unit-outcome.ts';
 
 export interface MetricsOptions {
   /** Where the stored gauges are read (the API's read connections: their statements are time-limited). */
@@ -45,6 +45,7 @@ export class TrainyardMetrics {
   private readonly repositoryLabels = new Map<string, string>();
   private readonly pending = new Map<string, RepositoryTally[]>();
   private readonly stored: StoredGauges;
+  private readonly unitEnds = new TestedUnitEnds();
 
   private readonly httpDuration = new Histogram({
     name: 'trainyard_http_request_duration_seconds',
@@ -228,7 +229,7 @@ export class TrainyardMetrics {
         this.tally(step.repositoryId, metric, { reason: code ?? 'OTHER' });
       }
     }
-    for (const outcome of classifyTestedUnits(step.events)) {
+    for (const outcome of this.unitEnds.outcomesOf(step.events)) {
       this.tally(step.repositoryId, this.batches, { outcome });
     }
   };

@@ -227,7 +227,9 @@ describe('who may read /metrics', () => {
   });
 
   it('refuses a short token at start-up', () => {
-    expect(() => readSettings({ TRAINYARD_METRICS_TOKEN: 'short' })).toThrow(/TRAINYARD_METRICS_TOKEN: at least 16/);
+    expect(() => readSettings({ TRAINYARD_METRICS_TOKEN: 'short' })).toThrow(
+      /TRAINYARD_METRICS_TOKEN: at least 16/,
+    );
   });
 });
 

@@ -56,10 +56,48 @@ export function useRequestObserver(
   });
 }
 
-/** The template octokit was given, without origin or query (a caller may pass a full URL). */
-function routeTemplate(url: string): string {
-  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?', 1)[0]!;
-  return path === '' ? '/' : path;
+/**
+ * The route of a request, the same whether octokit was given a template or a URL (pagination
+ * follows the `Link` header's URLs): owner and repository, numbers, commit SHAs and refs become
+ * placeholders, so a label never holds a value and one route is one series.
+ */
+export function routeTemplate(url: string): string {
+  const path = url
+    .replace(/^[a-z]+:\/\/[^/]+/i, '')
+    .split('?', 1)[0]!
+    // GitHub Enterprise's REST root, when the URL is absolute.
+    .replace(/^\/api\/v3(?=\/|$)/, '');
+  const segments = path.split('/');
+  const out: string[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const previous = out.at(-1);
+    if (i === 2 && segments[1] === 'repos') out.push('{owner}');
+    else if (i === 3 && segments[1] === 'repos') out.push('{repo}');
+    else if (previous === 'branches') out.push('{ref}');
+    else if (
+      out.at(-2) === 'git' &&
+      (previous === 'ref' || previous === 'refs' || previous === 'matching-refs')
+    ) {
+      // A ref's name may hold slashes: the rest of the path is the ref.
+      out.push('{ref}');
+      break;
+    } else out.push(placeholderOf(segment));
+  }
+  const route = out.join('/');
+  return route === '' ? '/' : route;
+}
+
+function placeholderOf(segment: string): string {
+  const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+  if (name !== undefined) {
+    if (/sha|ref|branch/.test(name)) return '{ref}';
+    if (/number|(^|_)id$/.test(name)) return '{number}';
+    return segment;
+  }
+  if (/^\d+$/.test(segment)) return '{number}';
+  if (/^[0-9a-f]{7,64}$/i.test(segment) && /\d/.test(segment)) return '{ref}';
+  return segment;
 }
 
 function readRateLimit(headers: Record<string, unknown> | undefined): GithubRequestReport['rateLimit'] {
