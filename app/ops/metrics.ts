@@ -46,6 +46,7 @@ export class TrainyardMetrics {
   private readonly pending = new Map<string, RepositoryTally[]>();
   private readonly stored: StoredGauges;
   private readonly unitEnds = new TestedUnitEnds();
+  private rendering: Promise<string> | null = null;
 
   private readonly httpDuration = new Histogram({
     name: 'trainyard_http_request_duration_seconds',
@@ -158,10 +159,18 @@ export class TrainyardMetrics {
     return this.registry.contentType;
   }
 
-  /** The exposition text: the stored gauges read (or reused, when fresh), the tallies named. */
-  async scrape(): Promise<string> {
-    await Promise.all([this.stored.refresh(), this.nameTallies()]);
-    return this.registry.metrics();
+  /**
+   * The exposition text: the stored gauges read (or reused, when fresh), the tallies named.
+   * Scrapes that come while one is being made get the same text: the rendering is done once.
+   */
+  scrape(): Promise<string> {
+    this.rendering ??= (async () => {
+      await Promise.all([this.stored.refresh(), this.nameTallies()]);
+      return this.registry.metrics();
+    })().finally(() => {
+      this.rendering = null;
+    });
+    return this.rendering;
   }
 
   /** An HTTP request answered; `route` is the route's template (null: none matched). */

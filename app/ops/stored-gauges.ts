@@ -2,11 +2,11 @@ import { Gauge, type Registry } from 'prom-client';
 import { KEY_SEPARATOR } from '../queue/composite-key.ts';
 import { readBacklog } from '../store/backlog.ts';
 import type { Db } from '../store/database.ts';
-import { readQueueGauges } from '../store/queue-gauges.ts';
+import { type RepositoryQueueGauges, readQueueGauges } from '../store/queue-gauges.ts';
 import { type BoundedLabels, OTHER_LABEL } from './bounded-labels.ts';
 
 /** Repositories whose queue gauges one scrape reads, at most. */
-const REPOSITORY_ROWS = 1_000;
+const REPOSITORY_ROWS = 5_000;
 /** Rows counted per backlog, at most: beyond, the gauge says "at least this many". */
 const BACKLOG_CAP = 10_000;
 /** The longest a scrape waits for the database before answering without the stored gauges. */
@@ -31,6 +31,11 @@ export class StoredGauges {
   private readonly outboxFailed: Gauge<string>;
   private readonly up: Gauge<string>;
   private readonly readSeconds: Gauge<string>;
+  /** Each repository's gauges as last read, with its state's version and label. */
+  private readonly queues = new Map<
+    string,
+    { version: string; label: string; sizes: Record<string, number>; running: Record<string, number> }
+  >();
   private reading: Promise<void> | null = null;
   private readAt = Number.NEGATIVE_INFINITY;
 
@@ -116,21 +121,22 @@ export class StoredGauges {
       // PGlite has no statement timeout: the scrape stops waiting, the query finishes on its own.
       const [queues, backlog] = await Promise.race([
         Promise.all([
-          readQueueGauges(this.options.db, { limit: REPOSITORY_ROWS }),
+          readQueueGauges(this.options.db, { limit: REPOSITORY_ROWS, known: this.knownVersions() }),
           readBacklog(this.options.db, { cap: BACKLOG_CAP, failedSince: new Date(now.getTime() - DAY_MS) }),
         ]),
         timeout,
       ]);
-      this.queueDepth.reset();
-      this.checksRunning.reset();
-      for (const repository of queues) {
-        const name = this.options.repositories.labelOf(`${repository.owner}/${repository.name}`);
-        // Summed over priority rules: a lane's depth is what operators watch.
-        for (const [key, size] of Object.entries(repository.sizes)) {
-          this.queueDepth.inc(laneLabels(name, key), size);
-        }
-        for (const [key, running] of Object.entries(repository.running)) {
-          this.checksRunning.inc(laneLabels(name, key), running);
+      if (this.applyQueues(queues)) {
+        this.queueDepth.reset();
+        this.checksRunning.reset();
+        for (const queue of this.queues.values()) {
+          // Summed over priority rules: a lane's depth is what operators watch.
+          for (const [key, size] of Object.entries(queue.sizes)) {
+            this.queueDepth.inc(laneLabels(queue.label, key), size);
+          }
+          for (const [key, running] of Object.entries(queue.running)) {
+            this.checksRunning.inc(laneLabels(queue.label, key), running);
+          }
         }
       }
       const ageOf = (at: Date | null) =>
@@ -154,11 +160,35 @@ export class StoredGauges {
       ]) {
         gauge.reset();
       }
+      this.queues.clear();
       this.up.set(0);
     } finally {
       clearTimeout(timer);
       this.readSeconds.set((performance.now() - startedAt) / 1_000);
     }
+  }
+
+  private knownVersions(): Map<string, string> {
+    return new Map([...this.queues].map(([id, q]) => [id, q.version]));
+  }
+
+  /** Takes in what was read; returns whether any repository's gauges changed (or went). */
+  private applyQueues(rows: readonly RepositoryQueueGauges[]): boolean {
+    let changed = rows.length !== this.queues.size;
+    const present = new Set<string>();
+    for (const row of rows) {
+      present.add(row.repositoryId);
+      if (row.gauges === null) continue;
+      changed = true;
+      this.queues.set(row.repositoryId, {
+        version: row.version,
+        label: this.options.repositories.labelOf(`${row.owner}/${row.name}`),
+        ...row.gauges,
+      });
+    }
+    for (const id of this.queues.keys()) if (!present.has(id)) this.queues.delete(id);
+    // Unchanged: the gauges of the last read stand (after a failure, `queues` is empty and every row is sent again).
+    return changed;
   }
 }
 
