@@ -195,26 +195,28 @@ async function phase(
 ): Promise<PhaseFigures> {
   const watch = new EventLoopWatch(1_000);
   const times: number[] = [];
-  let cpuMicros = 0;
+  let untimedCpuMicros = 0;
+  const phaseCpu = process.cpuUsage();
   serverTimes.length = 0;
   let next = 0;
   const scraper = async () => {
     while (next < options.scrapes) {
       next++;
       // Untimed: what changes between two scrapes.
+      const beforeCpu = process.cpuUsage();
       await options.before?.();
-      const cpu = process.cpuUsage();
+      const used = process.cpuUsage(beforeCpu);
+      untimedCpuMicros += used.user + used.system;
       const started = performance.now();
       const response = await fetch(url);
       const text = await response.text();
       times.push(performance.now() - started);
-      const used = process.cpuUsage(cpu);
-      cpuMicros += used.user + used.system;
       if (response.status !== 200 || !text.includes('trainyard_queue_depth{'))
         throw new Error(`scrape failed: ${response.status}`);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, scraper));
+  const cpu = process.cpuUsage(phaseCpu);
   const loop = watch.figures();
   watch.stop();
   times.sort((a, b) => a - b);
@@ -224,7 +226,7 @@ async function phase(
     scrapes: times.length,
     serverP50: percentile(server, 50),
     serverP99: percentile(server, 99),
-    cpuMs: cpuMicros / 1_000 / times.length,
+    cpuMs: (cpu.user + cpu.system - untimedCpuMicros) / 1_000 / times.length,
     p50: percentile(times, 50),
     p95: percentile(times, 95),
     p99: percentile(times, 99),
