@@ -29,6 +29,7 @@ async function start(settings: Settings) {
     store,
     address,
     app,
+    metricsUrl: `${system.metricsAddress ?? address}/metrics`,
     now: system.now,
     // The pace the sandbox was created with (kept across starts).
     timeScale: side.sandbox?.timeScale ?? settings.SANDBOX_TIME_SCALE,
@@ -64,6 +65,8 @@ async function printWelcome(params: {
   store: Store;
   address: string;
   app: GithubApp;
+  /** Where Prometheus scrapes (docs/operations.md, "Health, readiness and metrics"). */
+  metricsUrl: string;
   now: () => Date;
   timeScale: number;
 }) {
@@ -72,6 +75,7 @@ async function printWelcome(params: {
     process.stdout.write(
       `\nTrainyard (GitHub App "${params.app.appSlug}") on ${address}\n` +
         `  webhooks: ${address}${webhookPath}   API: ${address}/v1\n` +
+        `  probes: ${address}/healthz ${address}/readyz   metrics: ${params.metricsUrl}\n` +
         `  create an API key: npx trainyard keys create --owner <owner> --role admin --name me\n\n`,
     );
     return;
@@ -92,6 +96,7 @@ async function printWelcome(params: {
       `(SANDBOX_TIME_SCALE): a 10-minute CI run takes ${describeMs(600_000 / params.timeScale)}, on the wall clock.\n\n` +
       `  Pull requests: ${sandbox.server.urls.web}/${owner}/${name}   (a page each; comment "@${params.app.appSlug} queue" there)\n` +
       `  API:      ${address}/v1      (OpenAPI: ${address}/v1/openapi.json)\n` +
+      `  Metrics:  ${params.metricsUrl}   (Prometheus; health: ${address}/readyz)\n` +
       `  API key:  ${secret}   (admin on ${owner}/*; a new one each start)\n\n` +
       `  curl -H "Authorization: Bearer ${secret}" ${repo}/merge-queue/status\n` +
       `  curl -H "Authorization: Bearer ${secret}" "${repo}/logs?per_page=20"\n` +

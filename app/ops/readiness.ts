@@ -75,7 +75,7 @@ export class Readiness {
       ];
     } catch (error) {
       return [
-        { ok: false, detail: `unreachable: ${(error as Error).message}` },
+        { ok: false, detail: `unreachable: ${(error as Error).message}`.slice(0, 300) },
         { ok: false, detail: 'unknown: the database did not answer' },
       ];
     } finally {

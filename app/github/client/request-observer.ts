@@ -75,7 +75,11 @@ export function routeTemplate(url: string): string {
     if (i === 2 && segments[1] === 'repos') out.push('{owner}');
     else if (i === 3 && segments[1] === 'repos') out.push('{repo}');
     else if (previous === 'branches') out.push('{ref}');
-    else if (
+    else if (previous === 'contents' && out.length >= 4) {
+      // A file's path holds slashes: the rest is the path.
+      out.push('{path}');
+      break;
+    } else if (
       out.at(-2) === 'git' &&
       (previous === 'ref' || previous === 'refs' || previous === 'matching-refs')
     ) {
