@@ -9,8 +9,9 @@ import type { SimulationRecord } from './simulator.ts';
  *
  * - `beforeFirstRun`: queued, not yet in any run (waiting for a batch to fill or a free slot);
  * - `abortedBehind`: in runs thrown away because a batch ahead of them failed;
- * - `failureToRetest`: from the end of a failed run of its own batch to its next run in line
- *   (the bisection, then waiting to be tested again);
+ * - `failureToRetest`: from the end of a failed run of its own batch to its next run in line,
+ *   of which `bisecting` until the last probe it was part of ended, the rest waiting to be
+ *   tested again;
  * - `inRuns`: every other run it was part of, the one that let it merge included;
  * - `otherWaits`: the rest (between runs for other reasons, and ejected until queued again).
  */
@@ -24,6 +25,7 @@ export interface TailParts {
   beforeFirstRun: number;
   abortedBehind: number;
   failureToRetest: number;
+  bisecting: number;
   inRuns: number;
   otherWaits: number;
   /** Mean counts per tail pull request. */
@@ -75,7 +77,7 @@ export function computeTailParts(record: SimulationRecord, timeline: RunTimeline
   const sorted = merged.map((pr) => pr.mergedAt! - pr.firstQueuedAt).sort((a, b) => a - b);
   const threshold = percentile(sorted, q);
   const tail = merged.filter((pr) => pr.mergedAt! - pr.firstQueuedAt >= threshold);
-  const sum = { total: 0, beforeFirstRun: 0, abortedBehind: 0, failureToRetest: 0, inRuns: 0 };
+  const sum = { total: 0, beforeFirstRun: 0, abortedBehind: 0, failureToRetest: 0, bisecting: 0, inRuns: 0 };
   const counts = { runs: 0, abortsBehind: 0, ownFailures: 0, ejections: 0 };
   for (const pr of tail) {
     const total = pr.mergedAt! - pr.firstQueuedAt;
@@ -84,14 +86,20 @@ export function computeTailParts(record: SimulationRecord, timeline: RunTimeline
     const runs = timeline.runsOf(pr.number).filter((r) => r.startedAt >= pr.firstQueuedAt);
     sum.beforeFirstRun += (runs[0]?.startedAt ?? pr.mergedAt!) - pr.firstQueuedAt;
     let failedAt: number | null = null;
+    let probedUntil: number | null = null;
     for (const run of runs) {
       const length = (run.endedAt ?? pr.mergedAt!) - run.startedAt;
       counts.runs++;
       if (failedAt !== null) {
         // From its batch's failure to its next run in line, probes of the bisection included.
-        if (run.kind === 'probe') continue;
+        if (run.kind === 'probe') {
+          probedUntil = Math.max(probedUntil ?? 0, run.endedAt ?? run.startedAt);
+          continue;
+        }
         sum.failureToRetest += run.startedAt - failedAt;
+        sum.bisecting += Math.min(run.startedAt, probedUntil ?? failedAt) - failedAt;
         failedAt = null;
+        probedUntil = null;
       }
       if (run.end === 'aborted_behind_failure') {
         counts.abortsBehind++;
@@ -110,6 +118,7 @@ export function computeTailParts(record: SimulationRecord, timeline: RunTimeline
     beforeFirstRun: minutes(sum.beforeFirstRun),
     abortedBehind: minutes(sum.abortedBehind),
     failureToRetest: minutes(sum.failureToRetest),
+    bisecting: minutes(sum.bisecting),
     inRuns: minutes(sum.inRuns),
   };
   return {

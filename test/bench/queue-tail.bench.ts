@@ -32,6 +32,7 @@ const header = [
   'before 1st run',
   'aborted behind',
   'failure → retest',
+  'of which bisecting',
   'in runs',
   'other',
   'runs',
@@ -67,6 +68,7 @@ for (const name of NAMES) {
     f(mean((p) => p.beforeFirstRun)),
     f(mean((p) => p.abortedBehind)),
     f(mean((p) => p.failureToRetest)),
+    f(mean((p) => p.bisecting)),
     f(mean((p) => p.inRuns)),
     f(mean((p) => p.otherWaits)),
     f(

@@ -49,6 +49,7 @@ describe('computeTailParts', () => {
       beforeFirstRun: 10,
       abortedBehind: 20,
       failureToRetest: 45,
+      bisecting: 30,
       inRuns: 60,
       otherWaits: 5,
       runs: 4,
@@ -95,7 +96,14 @@ describe('the Trainyard adapter’s timeline', () => {
     expect(
       parts.beforeFirstRun + parts.abortedBehind + parts.failureToRetest + parts.inRuns + parts.otherWaits,
     ).toBeCloseTo(parts.total, 6);
-    for (const part of [parts.beforeFirstRun, parts.abortedBehind, parts.failureToRetest, parts.inRuns]) {
+    expect(parts.bisecting).toBeLessThanOrEqual(parts.failureToRetest);
+    for (const part of [
+      parts.bisecting,
+      parts.beforeFirstRun,
+      parts.abortedBehind,
+      parts.failureToRetest,
+      parts.inRuns,
+    ]) {
       expect(part).toBeGreaterThanOrEqual(0);
     }
     expect(parts.otherWaits).toBeGreaterThanOrEqual(-1e-9);
