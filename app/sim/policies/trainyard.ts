@@ -7,6 +7,7 @@ import type { QueueState } from '../../queue/state.ts';
 import { step } from '../../queue/step.ts';
 import { CiBreakdown } from '../ci-breakdown.ts';
 import type { QueuedPullRequest, QueuePolicy, QueueWorld, RunHandle } from '../policy.ts';
+import type { RunTimeline } from '../tail-breakdown.ts';
 
 /**
  * Trainyard: the real engine (`app/queue` step), driven through the inputs and effects the
@@ -27,12 +28,15 @@ export interface TrainyardPolicyOptions {
   name?: string;
   config: TrainyardConfigInput;
   seed: number;
+  /** Told every CI run each pull request is part of (bench:queue-tail). */
+  timeline?: RunTimeline;
 }
 
 export class TrainyardPolicy implements QueuePolicy {
   readonly name: string;
   private state: QueueState;
   private readonly ids: IdSource;
+  private readonly timeline: RunTimeline | undefined;
   private world!: QueueWorld;
   private readonly inbox: QueueInput[] = [];
   private stepping = false;
@@ -54,6 +58,7 @@ export class TrainyardPolicy implements QueuePolicy {
     this.name = options.name ?? 'trainyard';
     this.state = initialState(trainyardConfigSchema.parse(options.config));
     this.ids = createSeededIdSource(options.seed);
+    this.timeline = options.timeline;
   }
 
   start(world: QueueWorld): void {
@@ -129,10 +134,28 @@ export class TrainyardPolicy implements QueuePolicy {
   }
 
   private observe(event: ReturnType<typeof step>['events'][number], now: number): void {
+    if (event.type === 'action.queue.checks_start' && this.timeline !== undefined) {
+      const unit = event.metadata.train_car_id;
+      if (event.pull_request !== null && unit !== null) {
+        this.timeline.started(event.pull_request, unit, findRunKind(this.state, unit), now);
+      }
+    }
     if (event.type === 'action.queue.checks_end') {
       const { metadata } = event;
       const outcome = metadata.aborted ? metadata.abort_code : metadata.checks_conclusion;
       if (metadata.train_car_id !== null) this.ci.ended(metadata.train_car_id, outcome ?? 'unknown');
+      if (this.timeline !== undefined && event.pull_request !== null && metadata.train_car_id !== null) {
+        // A failed run ends with the abort code CHECKS_FAILED and the conclusion failure.
+        const end =
+          metadata.checks_conclusion === 'failure'
+            ? 'failed'
+            : metadata.abort_code === 'BATCH_AHEAD_FAILED'
+              ? 'aborted_behind_failure'
+              : metadata.aborted
+                ? 'aborted'
+                : 'passed';
+        this.timeline.ended(event.pull_request, metadata.train_car_id, end, now);
+      }
     }
     if (event.type === 'action.queue.leave' && event.pull_request !== null && !event.metadata.merged) {
       this.world.eject(event.pull_request, event.metadata.reason);
