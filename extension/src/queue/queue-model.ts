@@ -28,6 +28,8 @@ export class QueueModel extends Disposable {
   private loginLookup: Promise<void> | null = null;
   /** Status requests sent so far (one HTTP request each): the poll's cost, measured by the tests. */
   requestCount = 0;
+  /** When the last (at most 20) status requests started, in ms since the epoch. */
+  readonly requestStarts: number[] = [];
   private inFlight: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -118,6 +120,8 @@ export class QueueModel extends Disposable {
 
   private async fetch(): Promise<void> {
     this.requestCount++;
+    this.requestStarts.push(Date.now());
+    if (this.requestStarts.length > 20) this.requestStarts.shift();
     const [outcome, me] = await Promise.all([
       this.session.run((client, repo) => client.status(repo.owner, repo.name)),
       this.whoAmI(),

@@ -87,12 +87,7 @@ export class StatisticsPanel extends Disposable {
     const webview = this.panel.webview;
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'statistics.js'));
     const n = nonce();
-    const csp = [
-      "default-src 'none'",
-      `script-src 'nonce-${n}'`,
-      `style-src ${webview.cspSource} 'nonce-${n}'`,
-      `img-src ${webview.cspSource} data:`,
-    ].join('; ');
+    const csp = ["default-src 'none'", `script-src 'nonce-${n}'`, `style-src 'nonce-${n}'`].join('; ');
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
