@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'extension/test/unit/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     // Flow tests run many simulated minutes through real HTTP and a database; 2 shared cores.
     testTimeout: 60_000,

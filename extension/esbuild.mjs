@@ -27,6 +27,17 @@ await esbuild.build({
   external: ['vscode'],
 });
 
+// The Statistics webview's page: a browser bundle with the chart library, loaded from the
+// extension's own files (the webview's content security policy allows nothing else).
+await esbuild.build({
+  ...common,
+  platform: 'browser',
+  format: 'iife',
+  target: 'chrome120',
+  entryPoints: ['src/statistics/webview/statistics-page.ts'],
+  outfile: 'dist/statistics.js',
+});
+
 if (withTests) {
   const suite = path.join(here, 'test', 'suite');
   await esbuild.build({

@@ -57,7 +57,12 @@ try {
   console.log(`[${ms()}] Trainyard server on ${url}`);
   codeServer = await startCodeServer({
     vsix,
-    settings: { 'trainyard.apiUrl': url, 'trainyard.repository': repository, 'trainyard.refreshInterval': 5 },
+    settings: {
+      'trainyard.apiUrl': url,
+      'trainyard.repository': repository,
+      'trainyard.refreshInterval': 5,
+      'trainyard.githubLogin': 'alice',
+    },
     env: {
       VSCODE_SKIP_BUILTIN_EXTENSIONS: 'vscode.github-authentication',
       TRAINYARD_TEST_SERVER: JSON.stringify(trainyard.info),
@@ -152,6 +157,45 @@ try {
   await page.screenshot({ path: path.join(out, 'ui-1-tree.png') });
   console.log(`[${ms()}] tree shows the server's queue`);
 
+  // My pull requests (alice's, the fixture's author) on top: place, state, ETA; the status bar too.
+  const mineRow = page.locator('.monaco-list-row').filter({ hasText: 'My pull requests' });
+  await mineRow.first().waitFor({ timeout: 30_000 });
+  // The fixture's eleven pull requests are all alice's: the group starts folded; unfold it.
+  await mineRow.first().click();
+  const firstMine = page.locator('.monaco-list-row').filter({ hasText: /1st · [a-z ]+ · (~|no ETA)/ });
+  await firstMine.first().waitFor({ timeout: 30_000 });
+  const bar = page.locator('.statusbar-item').filter({ hasText: /#\d+ · 1st · / });
+  await bar.first().waitFor({ timeout: 30_000 });
+  const mineIndex = await mineRow.first().getAttribute('data-index');
+  await page.screenshot({ path: path.join(out, 'ui-5-my-pull-requests.png') });
+  await mineRow.first().click(); // fold it again: the batches come into sight
+  check(
+    'my pull request on top of the view (1st · state · ETA) and in the status bar (#N · 1st · ETA)',
+    mineIndex === '0',
+    `"My pull requests" row index ${mineIndex}; status bar "${await bar.first().textContent()}"`,
+  );
+
+  // A bisecting batch: labelled failed, its probes as a tree, suspects or the culprit marked.
+  const bisecting = page
+    .locator('.monaco-list-row')
+    .filter({ hasText: /failed · bisecting · (culprit|suspects) #\d+/ });
+  await bisecting.first().waitFor({ timeout: 30_000 });
+  const probes = await page
+    .locator('.monaco-list-row')
+    .filter({ hasText: /probe \S/ })
+    .count();
+  const marked = await page
+    .locator('.monaco-list-row')
+    .filter({ hasText: /(culprit|suspect) · / })
+    .count();
+  await bisecting.first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(out, 'ui-6-bisecting.png') });
+  check(
+    'a bisecting batch shows its probes and marks suspects or the culprit',
+    probes > 0 && marked > 0,
+    `${probes} probe rows, ${marked} marked pull requests`,
+  );
+
   // Command palette → reason prompt → paused.
   await palette('Trainyard: Pause queue');
   await page.locator('.quick-input-widget').getByText('Why pause the queue?').waitFor();
@@ -160,8 +204,23 @@ try {
   await page.keyboard.press('Enter');
   await page.getByText('Paused: deploy freeze', { exact: true }).waitFor({ timeout: 30_000 });
   await page.getByText('Queue paused: deploy freeze').first().waitFor({ timeout: 10_000 });
-  await page.getByText('queue pause create', { exact: true }).first().waitFor({ timeout: 30_000 });
+  // The Event Log says what happened in a sentence (who paused, why), with when and the type beside it.
+  const sentence = page.locator('.monaco-list-row').filter({ hasText: /paused the queue: deploy freeze/ });
+  await sentence.first().waitFor({ timeout: 30_000 });
   await page.screenshot({ path: path.join(out, 'ui-3-paused.png') });
+  const sentences = await page
+    .locator('.monaco-list-row')
+    .filter({
+      hasText:
+        /(entered the queue|Checks (started|of)|was removed from the queue|Batch of .* failed; bisecting|paused the queue)/,
+    })
+    .count();
+  await page.screenshot({ path: path.join(out, 'ui-7-event-log.png') });
+  check(
+    'the Event Log shows events as sentences (the pause: who and why)',
+    sentences >= 2 && /queue pause create/.test((await sentence.first().textContent()) ?? ''),
+    `${sentences} sentence rows; pause row "${await sentence.first().textContent()}"`,
+  );
   const pause = await fetch(`${url}/v1/repos/${repository}/merge-queue/pause`, {
     headers: { authorization: `Bearer ${adminKey}` },
   }).then((r) => (r.ok ? r.json() : null));
@@ -183,6 +242,39 @@ try {
     headers: { authorization: `Bearer ${adminKey}` },
   });
   check('Unpause queue asks for confirmation and unpauses on the server', after.status === 404);
+
+  // Statistics: a webview with the bundled chart library under a strict CSP; 30 days of the fixture's queue.
+  await palette('Trainyard: Show statistics');
+  let statsFrame = null;
+  const deadline = Date.now() + 30_000;
+  while (!statsFrame && Date.now() < deadline) {
+    for (const f of page.frames()) {
+      if (
+        await f
+          .locator('#charts')
+          .count()
+          .catch(() => 0)
+      )
+        statsFrame = f;
+    }
+    if (!statsFrame) await page.waitForTimeout(250);
+  }
+  if (!statsFrame) throw new Error('the Statistics webview did not open');
+  await statsFrame.locator('.periods button[data-days="30"]').click();
+  await statsFrame
+    .locator('.periods button[data-days="30"][aria-pressed="true"]')
+    .waitFor({ timeout: 30_000 });
+  await statsFrame.locator('section.chart canvas').nth(5).waitFor({ timeout: 30_000 });
+  const headings = await statsFrame.locator('section.chart h2').allTextContents();
+  const batchSummary = await statsFrame.locator('section[data-chart="batch-size"] p').textContent();
+  await page.screenshot({ path: path.join(out, 'ui-8-statistics.png') });
+  check(
+    'Statistics view: six charts (canvas) over 30 days, with titles and a summary a person reads',
+    headings.length === 6 &&
+      headings[0].startsWith('Time to merge') &&
+      /batches started/.test(batchSummary ?? ''),
+    `headings ${JSON.stringify(headings)}; batch size: "${batchSummary}"`,
+  );
   console.log(`[${ms()}] screenshots in ${out}`);
 } catch (e) {
   console.error(`UI test failed: ${e.message}`);

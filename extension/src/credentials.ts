@@ -39,6 +39,11 @@ export class CredentialStore extends Disposable {
     return session ? { kind: 'github', token: session.accessToken, account: session.account.label } : null;
   }
 
+  /** The signed-in GitHub account's login, without prompting; null when none. */
+  async githubLogin(): Promise<string | null> {
+    return (await this.githubSession(false))?.account.label ?? null;
+  }
+
   async setApiKey(key: string): Promise<void> {
     await this.secrets.store(apiKeySecret, key.trim());
   }

@@ -3,6 +3,7 @@ import { ApiSession } from './api-session.ts';
 import type { CommandContext } from './commands/command-context.ts';
 import * as copyEvent from './commands/copy-event.ts';
 import * as credentialCommands from './commands/credentials.ts';
+import * as dequeue from './commands/dequeue.ts';
 import * as filterLog from './commands/filter-log.ts';
 import * as openPullRequest from './commands/open-pull-request.ts';
 import * as pause from './commands/pause.ts';
@@ -13,8 +14,10 @@ import { CredentialStore } from './credentials.ts';
 import { EventLogModel } from './event-log/event-log-model.ts';
 import { EventLogTreeProvider } from './event-log/event-log-tree-provider.ts';
 import { commandIds, openContainerCommand, viewIds } from './ids.ts';
+import { Notifier } from './notifier.ts';
 import { QueueModel } from './queue/queue-model.ts';
 import { QueueTreeProvider } from './queue/queue-tree-provider.ts';
+import { StatisticsPanel } from './statistics/statistics-panel.ts';
 import { QueueStatusBar } from './status-bar.ts';
 import type { TreeNode } from './tree-node.ts';
 
@@ -29,6 +32,9 @@ export interface TrainyardApi {
   eventLogTree: EventLogTreeProvider;
   eventLogView: vscode.TreeView<TreeNode>;
   statusBar: QueueStatusBar;
+  notifier: Notifier;
+  /** The Statistics panel, when open. */
+  statistics(): StatisticsPanel | undefined;
 }
 
 /** Constructs and registers; no I/O beyond the first refresh. */
@@ -48,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     vscode.window.createTreeView(viewIds.eventLog, { treeDataProvider: eventLogTree, showCollapseAll: true }),
   );
   const statusBar = own(new QueueStatusBar(queue));
+  const notifier = own(new Notifier(queue, session));
 
   // A problem empties the tree and shows its viewsWelcome entry (words and actions: Retry, Sign in…).
   // VS Code shows welcome content only while the view has no message, so the problem's own words
@@ -85,17 +92,24 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     openPullRequest,
     copyEvent,
     credentialCommands,
+    dequeue,
   ]) {
     own(command.register(ctx));
   }
+  own(
+    vscode.commands.registerCommand(commandIds.showStatistics, (days?: unknown) =>
+      StatisticsPanel.show(context.extensionUri, session, days === 1 || days === 30 ? days : 7),
+    ),
+  );
+  own(new vscode.Disposable(() => StatisticsPanel.current?.panel.dispose()));
   own(
     vscode.commands.registerCommand(commandIds.showView, () =>
       vscode.commands.executeCommand(openContainerCommand),
     ),
   );
 
-  // The status bar shows the state even while the views are hidden: one fetch at start
-  // (a visible view has already asked for it).
+  // The status bar shows the state even while the views are hidden: the model polls from the
+  // first fetch on (a visible view has already asked for it).
   if (!queue.polling) void queue.refresh();
   return {
     credentials,
@@ -107,6 +121,8 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     eventLogTree,
     eventLogView,
     statusBar,
+    notifier,
+    statistics: () => StatisticsPanel.current,
   };
 }
 

@@ -8,11 +8,14 @@ export const commandIds = {
   clearEventLogFilter: 'trainyard.clearEventLogFilter',
   openPullRequest: 'trainyard.openPullRequest',
   copyEventAsJson: 'trainyard.copyEventAsJson',
+  showEventAsJson: 'trainyard.showEventAsJson',
   setApiKey: 'trainyard.setApiKey',
   clearApiKey: 'trainyard.clearApiKey',
   signInWithGitHub: 'trainyard.signInWithGitHub',
   loadMoreEvents: 'trainyard.loadMoreEvents',
   showView: 'trainyard.showView',
+  dequeuePullRequest: 'trainyard.dequeuePullRequest',
+  showStatistics: 'trainyard.showStatistics',
 } as const;
 
 export const viewIds = {
@@ -36,6 +39,8 @@ export const settings = {
   apiUrl: 'apiUrl',
   repository: 'repository',
   refreshInterval: 'refreshInterval',
+  statusBarRefreshInterval: 'statusBar.refreshInterval',
+  githubLogin: 'githubLogin',
   eventLogPageSize: 'eventLog.pageSize',
 } as const;
 

@@ -30,7 +30,7 @@ interface GitRemote {
   pushUrl?: string;
 }
 interface GitRepository {
-  state: { remotes: GitRemote[] };
+  state: { remotes: GitRemote[]; HEAD?: { name?: string } | undefined };
 }
 interface GitApi {
   repositories: GitRepository[];
@@ -77,4 +77,10 @@ export async function resolveRepository(): Promise<RepositoryRef | null> {
 export async function onDidOpenGitRepository(listener: () => void): Promise<vscode.Disposable> {
   const api = await gitApi();
   return api ? api.onDidOpenRepository(() => listener()) : new vscode.Disposable(() => {});
+}
+
+/** The branch checked out in the workspace's first git repository, or null (detached, no git). */
+export async function currentBranch(): Promise<string | null> {
+  const api = await gitApi();
+  return api?.repositories[0]?.state.HEAD?.name ?? null;
 }

@@ -6,6 +6,14 @@ import {
   type PauseRecord,
   pauseRecordSchema,
 } from '../schemas/merge-queue.schema.ts';
+import {
+  type DequeueImpact,
+  dequeueImpactSchema,
+  type MergeQueuePullRequest,
+  mergeQueuePullRequestSchema,
+} from '../schemas/merge-queue-pull.schema.ts';
+import type { StatsEndpoint } from '../schemas/stats-query.schema.ts';
+import { type StatsResponse, statsResponseSchemas } from '../schemas/stats-response.schema.ts';
 import { type PageLinks, parsePageLinks } from './link-header.ts';
 
 /** Why a call failed, in terms a user interface can explain. */
@@ -175,5 +183,42 @@ export class ApiClient {
         return null;
       throw error;
     }
+  }
+
+  /** One queued pull request (Mergify's MergeQueuePullRequest); not_found when in no queue. */
+  async pull(owner: string, repository: string, number: number): Promise<MergeQueuePullRequest> {
+    return this.parse(
+      await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}`)),
+      mergeQueuePullRequestSchema,
+    );
+  }
+
+  /** What dequeuing the pull request would stop and test again. */
+  async dequeueImpact(owner: string, repository: string, number: number): Promise<DequeueImpact> {
+    return this.parse(
+      await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}/dequeue-impact`)),
+      dequeueImpactSchema,
+    );
+  }
+
+  /** Removes the pull request from the queue (write access). */
+  async dequeue(owner: string, repository: string, number: number): Promise<void> {
+    await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}/dequeue`), {
+      method: 'POST',
+    });
+  }
+
+  /** One statistic over a period (`start_at`/`end_at` RFC 3339 or dates). */
+  async stats<E extends StatsEndpoint>(
+    owner: string,
+    repository: string,
+    name: E,
+    query: { start_at?: string; end_at?: string } = {},
+  ): Promise<StatsResponse<E>> {
+    const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined)).toString();
+    return this.parse(
+      await this.call(this.repoUrl(owner, repository, `/stats/${name}${qs ? `?${qs}` : ''}`)),
+      statsResponseSchemas[name],
+    ) as Promise<StatsResponse<E>>;
   }
 }

@@ -66,12 +66,7 @@ export class EventLogModel extends Disposable {
   /** The first page again (drops pages loaded with "load more"). */
   reload(): Promise<void> {
     return this.serial(async () => {
-      const pageSize = vscode.workspace
-        .getConfiguration(settings.section)
-        .get<number>(settings.eventLogPageSize, 25);
-      const query: LogsFilter = { per_page: Math.min(100, Math.max(1, pageSize)) };
-      if (this.currentFilter.types.length) query.event_type = this.currentFilter.types;
-      if (this.currentFilter.pullRequest !== null) query.pull_request = this.currentFilter.pullRequest;
+      const query = this.firstPageQuery();
       const outcome = await this.session.run((client, repo) => client.logs(repo.owner, repo.name, query));
       this.loaded = true;
       if (outcome.ok) {
@@ -109,15 +104,57 @@ export class EventLogModel extends Disposable {
         this.problem = outcome.problem;
       }
       this.changed.fire();
+      this.schedule();
     });
   }
 
-  /** Auto-refresh while visible, as long as only the first page is shown (more pages stay put). */
+  /**
+   * New events on top, what is shown stays (expanded events, pages loaded with "Load more…"):
+   * the first page is fetched and its unseen events prepended; when none of it is known (more
+   * than a page arrived), the log starts again from the first page.
+   */
+  refreshTop(): Promise<void> {
+    if (!this.loaded || this.problem || this.events.length === 0) return this.reload();
+    return this.serial(async () => {
+      const outcome = await this.session.run((client, repo) =>
+        client.logs(repo.owner, repo.name, this.firstPageQuery()),
+      );
+      if (!outcome.ok) {
+        this.problem = outcome.problem;
+        this.changed.fire();
+        this.schedule();
+        return;
+      }
+      const seen = new Set(this.events.map((e) => e.id));
+      const page = outcome.value.page.events;
+      const fresh = page.filter((e) => !seen.has(e.id));
+      if (fresh.length === page.length && page.length > 0) {
+        this.events = page;
+        this.nextUrl = outcome.value.links.next ?? null;
+        this.pages = 1;
+      } else if (fresh.length) this.events = [...fresh, ...this.events];
+      this.problem = null;
+      if (fresh.length) this.changed.fire();
+      this.schedule();
+    });
+  }
+
+  /** Auto-refresh while visible (new events on top; loaded pages stay). */
   setVisible(visible: boolean): void {
     const was = this.visible;
     this.visible = visible;
-    if (visible && !was && (!this.loaded || this.pages <= 1)) void this.reload();
+    if (visible && !was) void (this.loaded ? this.refreshTop() : this.reload());
     else this.schedule();
+  }
+
+  private firstPageQuery(): LogsFilter {
+    const pageSize = vscode.workspace
+      .getConfiguration(settings.section)
+      .get<number>(settings.eventLogPageSize, 25);
+    const query: LogsFilter = { per_page: Math.min(100, Math.max(1, pageSize)) };
+    if (this.currentFilter.types.length) query.event_type = this.currentFilter.types;
+    if (this.currentFilter.pullRequest !== null) query.pull_request = this.currentFilter.pullRequest;
+    return query;
   }
 
   private schedule(): void {
@@ -128,9 +165,6 @@ export class EventLogModel extends Disposable {
       5,
       vscode.workspace.getConfiguration(settings.section).get<number>(settings.refreshInterval, 30),
     );
-    this.timer = setTimeout(() => {
-      if (this.pages <= 1) void this.reload();
-      else this.schedule();
-    }, seconds * 1000);
+    this.timer = setTimeout(() => void this.refreshTop(), seconds * 1000);
   }
 }

@@ -19,7 +19,7 @@ export class EventLogTreeProvider extends Disposable implements vscode.TreeDataP
     return node.getTreeItem();
   }
 
-  getChildren(node?: TreeNode): TreeNode[] {
+  getChildren(node?: TreeNode): TreeNode[] | Promise<TreeNode[]> {
     if (node) return node.getChildren();
     const repository = this.model.repository ?? '';
     const nodes: TreeNode[] = this.model.events.map((e) => new EventNode(repository, e));

@@ -6,6 +6,7 @@ import type { TreeNode } from '../../src/tree-node.ts';
 import {
   configureForTestServer,
   find,
+  type Row,
   rows,
   serverClient,
   setSetting,
@@ -30,19 +31,44 @@ async function assertQueueRows(
   );
   for (const [i, expected] of server.expected.batches.entries()) {
     const batch = batches[i]!;
-    assert.match(
-      batch.description,
-      new RegExp(`^${expected.status.replaceAll('_', ' ')} · \\d+/\\d+ checks · `),
-    );
     const children = await rows(provider, batch.node);
+    // Every pull request of the batch once: under the smallest probe holding it, or the batch.
+    const shown: string[] = [];
+    for (const child of children) {
+      if (child.label.startsWith('probe ')) {
+        assert.match(child.description, /^(passed|failed|pending) · #\d+/);
+        shown.push(...(await rows(provider, child.node)).map((c) => c.label.split(' ')[0]!));
+      } else shown.push(child.label.split(' ')[0]!);
+    }
     assert.deepEqual(
-      children.map((c) => c.label.split(' ')[0]),
-      [...expected.subBatches, ...expected.pullRequests.map((n) => `#${n}`)],
+      children.filter((c) => c.label.startsWith('probe ')).map((c) => c.label.slice('probe '.length)),
+      expected.subBatches,
     );
-    const pr = children.find((c) => c.label.startsWith('#'))!;
-    assert.match(pr.description, /^alice · \w+ · queued /);
-    assert.equal(pr.item.command?.command, 'trainyard.openPullRequest');
-    assert.equal(pr.item.contextValue, 'pr:batch');
+    assert.deepEqual(
+      [...shown].sort(),
+      expected.pullRequests.map((n) => `#${n}`).sort(),
+      'each pull request of the batch shown once',
+    );
+    if (expected.status === 'bisecting') {
+      assert.match(batch.description, /^failed · bisecting · (culprit #\d+|suspects #\d+)/);
+    } else {
+      assert.match(
+        batch.description,
+        new RegExp(
+          `^${expected.status.replaceAll('_', ' ')} · (\\d+/\\d+ checks|checks running|not started|no checks) · `,
+        ),
+      );
+    }
+    const pr = children.find((c) => c.label.startsWith('#'));
+    if (pr) {
+      // "#pos · state · ETA": the position as an ordinal, then the author; selecting it opens nothing.
+      assert.match(
+        pr.description,
+        /^((culprit|suspect|cleared) · )?\d+(st|nd|rd|th) · [a-z ]+ · (~[^·]+|no ETA) · alice$/,
+      );
+      assert.equal(pr.item.command, undefined);
+      assert.equal(pr.item.contextValue, 'pr:batch');
+    }
   }
   const waiting = await rows(provider, find(root, 'Waiting').node);
   assert.deepEqual(
@@ -61,8 +87,9 @@ describe('Merge Queue view against the real server', () => {
     const api = await configureForTestServer();
     assert.equal(api.queue.snapshot.kind, 'ok');
     const root = await rows(api.queueTree);
-    assert.equal(root[0]?.label, 'acme/app');
-    assert.match(root[0]!.description, /^Status: /);
+    assert.equal(root[0]?.label, 'My pull requests');
+    const repo = find(root, 'acme/app');
+    assert.match(repo.description, /^Status: .* · updated \d+ s ago$/);
     find(root, 'Not paused');
     find(root, 'Queue');
     find(root, 'Waiting');
@@ -82,8 +109,9 @@ describe('Merge Queue view against the real server', () => {
       return true;
     }) as typeof vscode.env.openExternal);
     try {
-      const command = row.item.command!;
-      assert.equal(await vscode.commands.executeCommand(command.command, ...(command.arguments ?? [])), true);
+      // Selecting the row opens nothing; the explicit action (inline button, context menu) does.
+      assert.equal(row.item.command, undefined);
+      assert.equal(await vscode.commands.executeCommand('trainyard.openPullRequest', row.node), true);
       // From the command palette, with no node: nothing to open, and nothing opened.
       assert.equal(await vscode.commands.executeCommand('trainyard.openPullRequest'), false);
     } finally {
@@ -106,6 +134,58 @@ describe('Merge Queue view against the real server', () => {
     assert.match(api.statusBar.item.text, /Trainyard: \d+ batch(es)? running/);
   });
 
+  it('a pull request expands to its check runs on the tested commit: name, state, a link that opens', async () => {
+    const api = await configureForTestServer();
+    const root = await rows(api.queueTree);
+    const prs: Row[] = [];
+    const walk = async (list: Row[]) => {
+      for (const r of list) {
+        if (r.label.startsWith('#')) prs.push(r);
+        else if (
+          r.item.collapsibleState !== vscode.TreeItemCollapsibleState.None &&
+          r.label !== 'My pull requests'
+        )
+          await walk(await rows(api.queueTree, r.node));
+      }
+    };
+    await walk(root.filter((r) => r.label === 'Queue' || r.label === 'Waiting'));
+    assert.ok(prs.length > 0);
+    let listed = 0;
+    for (const pr of prs) {
+      assert.equal(pr.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+      const number = Number(pr.label.split(' ')[0]!.slice(1));
+      const served = await serverClient().pull('acme', 'app', number);
+      const children = await rows(api.queueTree, pr.node);
+      const checks = served.mergeability_check?.checks ?? [];
+      if (!served.mergeability_check) {
+        assert.deepEqual(
+          children.map((c) => c.label),
+          ['Not tested yet: waiting for its batch'],
+        );
+        continue;
+      }
+      if (checks.length === 0) {
+        assert.match(children[0]!.label, /^Testing \((pending|success|failed)\): no check has reported yet$/);
+        continue;
+      }
+      listed++;
+      assert.deepEqual(
+        children.map((c) => [c.label, c.description]),
+        checks.map((c) => [c.name, c.state.replaceAll('_', ' ')]),
+      );
+      for (const [i, c] of checks.entries()) {
+        const command = children[i]!.item.command;
+        if (c.url)
+          assert.deepEqual(
+            [command?.command, String(command?.arguments?.[0])],
+            ['vscode.open', vscode.Uri.parse(c.url).toString()],
+          );
+        else assert.equal(command, undefined);
+      }
+    }
+    assert.ok(listed > 0, 'at least one pull request lists check runs');
+  });
+
   it('renders the engine’s status projection of the same queue: batches, sub-batches, pull requests, waiting', async () => {
     // The tree provider of the extension fed with the projection the server computes from the
     // engine state (validated by the shared schema): the batch rows, independent of the route.
@@ -122,15 +202,17 @@ describe('Merge Queue view against the real server', () => {
     try {
       await assertQueueRows(provider, server);
       const root = await rows(provider);
-      assert.equal(
-        root[0]!.description,
-        `Status: ${server.expected.batches.length === 1 ? '1 batch' : `${server.expected.batches.length} batches`} running`,
+      assert.match(
+        find(root, 'acme/app').description,
+        new RegExp(
+          `^Status: ${server.expected.batches.length === 1 ? '1 batch' : `${server.expected.batches.length} batches`} running · updated`,
+        ),
       );
       const [bisecting] = await rows(provider, find(root, 'Queue').node);
       assert.equal(bisecting!.item.contextValue, 'batch:bisecting');
       const [sub] = await rows(provider, bisecting!.node);
       assert.match(sub!.item.contextValue ?? '', /^subBatch:/);
-      assert.ok((await rows(provider, sub!.node)).length > 0, 'a sub-batch lists its pull requests');
+      assert.match(sub!.label, /^probe /);
     } finally {
       provider.dispose();
       emitter.dispose();
@@ -149,7 +231,11 @@ describe('Merge Queue view against the real server', () => {
     } finally {
       input.restore();
     }
-    assert.equal(options?.prompt, 'Why pause the queue?');
+    // The prompt says what pausing does now (the running batches' checks are cancelled).
+    assert.match(
+      options?.prompt ?? '',
+      /^Pausing (cancels the checks of the (running batch|\d+ running batches) and )?merges nothing until unpaused\. Why pause the queue\?$/,
+    );
     const validate = options!.validateInput!;
     assert.match(String(validate('')), /required/);
     assert.match(String(validate('   ')), /required/);
@@ -162,7 +248,7 @@ describe('Merge Queue view against the real server', () => {
     const pause = find(root, 'Paused: deploy freeze');
     assert.match(pause.description, /^since /);
     assert.equal(pause.item.contextValue, 'pause:paused');
-    assert.equal(root[0]!.description, 'Status: paused');
+    assert.match(find(root, 'acme/app').description, /^Status: paused · updated/);
     assert.match(api.statusBar.item.text, /Trainyard: paused/);
   });
 
@@ -175,6 +261,22 @@ describe('Merge Queue view against the real server', () => {
     }) as typeof vscode.window.showErrorMessage);
     try {
       assert.equal(await vscode.commands.executeCommand('trainyard.pause', 'x'.repeat(256)), false);
+      // Pausing a paused queue: the prompt names the current pause and offers its reason to edit.
+      let options: vscode.InputBoxOptions | undefined;
+      const input = stub(vscode.window, 'showInputBox', (async (o?: vscode.InputBoxOptions) => {
+        options = o;
+        return undefined;
+      }) as typeof vscode.window.showInputBox);
+      try {
+        assert.equal(await vscode.commands.executeCommand('trainyard.pause'), false);
+      } finally {
+        input.restore();
+      }
+      assert.match(
+        options?.prompt ?? '',
+        /^Already paused by extension-tests since .*: "deploy freeze"\. A new reason replaces it\./,
+      );
+      assert.equal(options?.value, 'deploy freeze');
       assert.equal(await vscode.commands.executeCommand('trainyard.pause', '  '), false);
     } finally {
       error.restore();
@@ -210,11 +312,11 @@ describe('Merge Queue view against the real server', () => {
     assert.equal(await serverClient().readPause('acme', 'app'), null);
     const root = await rows(api.queueTree);
     find(root, 'Not paused');
-    assert.notEqual(root[0]!.description, 'Status: paused');
+    assert.doesNotMatch(find(root, 'acme/app').description, /^Status: paused/);
     assert.doesNotMatch(api.statusBar.item.text, /paused/);
   });
 
-  it('the status bar opens the view; it auto-refreshes while visible and stops polling when hidden', async () => {
+  it('the status bar opens the view; it auto-refreshes while visible', async () => {
     const api = await configureForTestServer();
     await setSetting('refreshInterval', 5);
     try {
@@ -234,6 +336,7 @@ describe('Merge Queue view against the real server', () => {
       await vscode.commands.executeCommand('workbench.view.explorer');
       await waitFor(() => !api.queueView.visible, 10_000, 'the Merge Queue view to be hidden');
       assert.equal(api.queue.polling, false);
+      assert.equal(api.queue.interval, 10, 'hidden, the status bar still refreshes every 10 s');
     } finally {
       await setSetting('refreshInterval', undefined);
     }

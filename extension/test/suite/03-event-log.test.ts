@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Event } from '../../../shared/schemas/event.schema.ts';
+import { eventSentence } from '../../src/event-log/event-sentence.ts';
 import { eventTitle } from '../../src/event-log/nodes/event-node.ts';
 import { configureForTestServer, rows, serverClient, stub, testServer } from './support.ts';
 
@@ -43,7 +44,7 @@ describe('Event Log view against the real server', () => {
     );
     // newest first: the server's newest event on top, and the newest pause event is the unpause of
     // the queue tests (the pause route steps the engine, whose reaction to the unpause is newer)
-    assert.equal(view[0]!.label, eventTitle(expected[0]!.type));
+    assert.equal(view[0]!.label, eventSentence(expected[0]!));
     assert.equal(expected.find((e) => e.type.startsWith('queue.pause.'))?.type, 'queue.pause.delete');
 
     await vscode.commands.executeCommand('trainyard.loadMoreEvents');
@@ -74,12 +75,25 @@ describe('Event Log view against the real server', () => {
       const event = api.eventLog.events[i]!;
       outcomes.add(event.outcome);
       assert.equal((row.item.iconPath as vscode.ThemeIcon).id, icons[event.outcome]);
-      assert.match(row.description, /(ago|now)$/);
-      if (event.pull_request !== null) assert.ok(row.description.startsWith(`#${event.pull_request} · `));
+      // One sentence per event (its pull request named in it), then when and the type.
+      assert.equal(row.description, `${row.description.split(' · ')[0]} · ${eventTitle(event.type)}`);
+      assert.match(row.description, /^(.* ago|now|in .*) · /);
+      if (
+        event.pull_request !== null &&
+        event.type !== 'action.queue.batch_bisection_start' &&
+        event.type !== 'action.queue.batch_bisection_end'
+      )
+        assert.ok(row.label.includes(`#${event.pull_request}`), `${row.label} names #${event.pull_request}`);
+      assert.doesNotMatch(row.label, /undefined|null|\{/);
       assert.equal(row.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
     }
     assert.ok(outcomes.has('pending') && outcomes.size >= 2, `varied outcomes: ${[...outcomes]}`);
-    const enter = view.find((r) => r.label === 'queue enter')!;
+    const enter = view.find((r) =>
+      /^#\d+ entered the queue \S+ (\(partition \S+\) )?for \S+$/.test(r.label),
+    )!;
+    assert.ok(enter, `an enter sentence among ${view.map((r) => r.label).join(' | ')}`);
+    const leave = view.find((r) => r.description.endsWith('queue batch bisection start'));
+    if (leave) assert.match(leave.label, /^Batch of #\d+(, #\d+)* failed; bisecting into \d+ probes/);
     const fields = await rows(api.eventLogTree, enter.node);
     assert.deepEqual(fields[0] && [fields[0].label, fields[0].description], [
       'trigger',
@@ -110,10 +124,11 @@ describe('Event Log view against the real server', () => {
       /Filtered by types: action\.queue\.enter, action\.queue\.checks_start/,
     );
 
-    const pick = stub(vscode.window, 'showQuickPick', (async (items: readonly vscode.QuickPickItem[]) =>
-      items.filter(
-        (i) => i.label === 'action.queue.enter',
-      )) as unknown as typeof vscode.window.showQuickPick);
+    let offered: readonly vscode.QuickPickItem[] = [];
+    const pick = stub(vscode.window, 'showQuickPick', (async (items: readonly vscode.QuickPickItem[]) => {
+      offered = items;
+      return items.filter((i) => i.label === 'action.queue.enter');
+    }) as unknown as typeof vscode.window.showQuickPick);
     const input = stub(vscode.window, 'showInputBox', (async (o?: vscode.InputBoxOptions) => {
       assert.equal(o?.validateInput?.('abc'), 'A pull request number (or empty for all)');
       return '2';
@@ -124,6 +139,10 @@ describe('Event Log view against the real server', () => {
       pick.restore();
       input.restore();
     }
+    // Grouped by kind, the kind with the log's types first, and the present types first in it.
+    assert.equal(offered[0]?.kind, vscode.QuickPickItemKind.Separator);
+    assert.equal(offered[0]?.label, 'Merge queue');
+    assert.match(String(offered[1]?.description), /^\d+ in the log$/);
     await loadAll(api);
     assert.deepEqual(api.eventLog.filter, { types: ['action.queue.enter'], pullRequest: 2 });
     const expected = await allFromServer({ event_type: ['action.queue.enter'], pull_request: 2 });
@@ -150,5 +169,35 @@ describe('Event Log view against the real server', () => {
     assert.equal(await vscode.commands.executeCommand('trainyard.copyEventAsJson', first!.node), true);
     const copied = JSON.parse(await vscode.env.clipboard.readText()) as Event;
     assert.deepEqual(copied, api.eventLog.events[0]);
+    const doc = (await vscode.commands.executeCommand(
+      'trainyard.showEventAsJson',
+      first!.node,
+    )) as vscode.TextDocument;
+    assert.equal(doc.languageId, 'json');
+    assert.deepEqual(JSON.parse(doc.getText()), api.eventLog.events[0]);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('keeps loaded pages and adds new events on top as they arrive (also after "Load more…")', async () => {
+    const api = await configureForTestServer();
+    await vscode.commands.executeCommand('trainyard.clearEventLogFilter');
+    await vscode.commands.executeCommand('trainyard.loadMoreEvents');
+    const before = api.eventLog.events.map((e) => e.id);
+    assert.equal(before.length, 20);
+    await serverClient().pause('acme', 'app', 'event log stability');
+    await serverClient().unpause('acme', 'app');
+    await api.eventLog.refreshTop();
+    const after = api.eventLog.events.map((e) => e.id);
+    assert.ok(after.length > before.length, 'new events were added');
+    assert.deepEqual(after.slice(after.length - before.length), before, 'what was shown stays, in order');
+    const top = (await rows(api.eventLogTree)).slice(0, after.length - before.length).map((r) => r.label);
+    assert.ok(
+      top.some((l) => /unpaused the queue$/.test(l)),
+      `new sentences on top: ${top.join(' | ')}`,
+    );
+    assert.ok(
+      top.some((l) => /paused the queue: event log stability$/.test(l)),
+      `new sentences on top: ${top.join(' | ')}`,
+    );
   });
 });

@@ -187,8 +187,16 @@ describe('signing in with a VS Code GitHub session (the server checks the token 
     assert.ok(!api.queueView.message);
     assert.ok(!api.queueView.description);
     const root = await rows(api.queueTree);
-    assert.equal(root[0]?.label, 'acme/app');
+    assert.equal(root[0]?.label, 'My pull requests');
+    assert.equal(root[1]?.label, 'acme/app');
     find(root, 'Not paused');
+    // "Mine" is the GitHub session's login (looked up in the background, without prompting).
+    await waitFor(
+      async () =>
+        /^none queued · ext-writer(, branch \S+)?$/.test((await rows(api.queueTree))[0]!.description),
+      10_000,
+      'the session login in "My pull requests"',
+    );
     await api.eventLog.reload();
     assert.equal(api.eventLog.problem, null);
     assert.ok((await rows(api.eventLogTree)).length > 0, 'the event log is empty');

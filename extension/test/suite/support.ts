@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { ApiClient } from '../../../shared/client/api-client.ts';
 import type { MergeQueueStatus } from '../../../shared/schemas/merge-queue.schema.ts';
@@ -123,4 +124,10 @@ export async function waitFor(
     if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A measured figure, printed in the runner's output (the host's console does not reach it). */
+export function report(line: string): void {
+  const log = process.env.EXT_TEST_LOG;
+  if (log) fs.appendFileSync(log, `      ${line}\n`);
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Event, EventOutcome } from '../../../../shared/schemas/event.schema.ts';
 import { absoluteTime, relativeTime } from '../../time.ts';
 import type { TreeNode } from '../../tree-node.ts';
+import { eventSentence } from '../event-sentence.ts';
 
 const outcomeIcons: Record<EventOutcome, vscode.ThemeIcon> = {
   success: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
@@ -18,7 +19,7 @@ export function eventTitle(type: string): string {
     .replaceAll('_', ' ');
 }
 
-/** One event: type, pull request, relative time; expands to its metadata. */
+/** One event as a sentence, with its time and type; expands to its metadata (raw JSON: inline button). */
 export class EventNode implements TreeNode {
   constructor(
     private readonly repository: string,
@@ -27,11 +28,9 @@ export class EventNode implements TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const e = this.event;
-    const item = new vscode.TreeItem(eventTitle(e.type), vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(eventSentence(e), vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `${this.repository}/event/${e.id}`;
-    item.description = [e.pull_request !== null ? `#${e.pull_request}` : null, relativeTime(e.received_at)]
-      .filter(Boolean)
-      .join(' · ');
+    item.description = `${relativeTime(e.received_at)} · ${eventTitle(e.type)}`;
     item.tooltip = new vscode.MarkdownString(
       [
         `**${e.type}** (${e.outcome})`,

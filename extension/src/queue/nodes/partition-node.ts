@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { DEFAULT_PARTITION_NAME } from '../../../../shared/schemas/default-names.ts';
 import type { Batch } from '../../../../shared/schemas/merge-queue.schema.ts';
 import type { TreeNode } from '../../tree-node.ts';
+import type { PullRequestPlace } from '../pull-request-place.ts';
 import { BatchNode } from './batch-node.ts';
+import type { LoadChecks } from './pull-request-node.ts';
 
 /** One partition (or scope) and its batches, head first. */
 export class PartitionNode implements TreeNode {
@@ -10,6 +12,8 @@ export class PartitionNode implements TreeNode {
     private readonly repository: string,
     readonly scope: string,
     readonly batches: Batch[],
+    private readonly places: Map<number, PullRequestPlace> = new Map(),
+    private readonly loadChecks: LoadChecks | null = null,
   ) {}
 
   getTreeItem(): vscode.TreeItem {
@@ -25,6 +29,8 @@ export class PartitionNode implements TreeNode {
   }
 
   getChildren(): TreeNode[] {
-    return this.batches.map((b) => new BatchNode(b, `${this.repository}/scope/${this.scope}`));
+    return this.batches.map(
+      (b) => new BatchNode(b, `${this.repository}/scope/${this.scope}`, this.places, null, this.loadChecks),
+    );
   }
 }

@@ -1,39 +1,78 @@
 import * as vscode from 'vscode';
+import { DEFAULT_PARTITION_NAME } from '../../../../shared/schemas/default-names.ts';
 import type { QueuedPullRequest } from '../../../../shared/schemas/merge-queue.schema.ts';
-import { commandIds } from '../../ids.ts';
-import { absoluteTime, relativeTime } from '../../time.ts';
+import { absoluteTime } from '../../time.ts';
 import type { TreeNode } from '../../tree-node.ts';
+import { placeLine } from '../place-text.ts';
+import type { PullRequestPlace } from '../pull-request-place.ts';
 
+/** Fetches a pull request's check runs as nodes (the per-PR view); given by the tree provider. */
+export type LoadChecks = (parentId: string, number: number) => Promise<TreeNode[]>;
+
+/** How a pull request is marked under a bisecting batch. */
+export type BisectionMark = 'culprit' | 'suspect' | 'cleared' | null;
+
+/**
+ * A queued pull request: "#pos · state · ETA" and its reason. Selecting it opens nothing:
+ * opening the pull request is an explicit action (inline button or context menu).
+ */
 export class PullRequestNode implements TreeNode {
   constructor(
     readonly pullRequest: QueuedPullRequest,
     private readonly parentId: string,
-    private readonly where: 'batch' | 'waiting',
+    private readonly where: 'batch' | 'waiting' | 'mine',
+    readonly place: PullRequestPlace | null = null,
+    private readonly mark: BisectionMark = null,
+    private readonly loadChecks: LoadChecks | null = null,
   ) {}
 
   getTreeItem(): vscode.TreeItem {
     const pr = this.pullRequest;
-    const item = new vscode.TreeItem(`#${pr.number} ${pr.title}`, vscode.TreeItemCollapsibleState.None);
+    const p = this.place;
+    // Expanding it lists its check runs (state, link): fetched then, not with the status.
+    const item = new vscode.TreeItem(
+      `#${pr.number} ${pr.title}`,
+      this.loadChecks ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `${this.parentId}/pr/${pr.number}`;
-    item.description = `${pr.author.login} · ${pr.priority_alias} · queued ${relativeTime(pr.queued_at)}`;
+    const markText = this.mark ? `${this.mark} · ` : '';
+    item.description = p
+      ? `${markText}${placeLine(p)} · ${pr.author.login}`
+      : `${markText}${pr.author.login}`;
     item.tooltip = new vscode.MarkdownString(
       [
         `**#${pr.number} ${pr.title}**`,
-        `author: ${pr.author.login}`,
-        `priority: ${pr.priority_alias} (rule ${pr.priority_rule_name})`,
+        p
+          ? `${placeLine(p)} in ${p.lane === DEFAULT_PARTITION_NAME ? 'the queue' : `partition ${p.lane}`}`
+          : '',
+        p?.reason ? `why: ${p.reason}` : '',
+        ...(p?.reasons.slice(1).map((r) => `also: ${r.message}`) ?? []),
+        ...(p?.reasons.flatMap((r) => (r.next_action ? [`next: ${r.next_action}`] : [])) ?? []),
+        p?.eta
+          ? `estimated merge: ${absoluteTime(p.eta)}${p.etaP90 ? ` (90 %: by ${absoluteTime(p.etaP90)})` : ''}`
+          : '',
+        `author: ${pr.author.login} · priority: ${pr.priority_alias}${pr.priority_rule_name ? ` (rule ${pr.priority_rule_name})` : ''}`,
         `queued: ${absoluteTime(pr.queued_at)}`,
         pr.labels.length ? `labels: ${pr.labels.join(', ')}` : '',
       ]
         .filter(Boolean)
         .join('\n\n'),
     );
-    item.iconPath = new vscode.ThemeIcon('git-pull-request');
+    item.iconPath =
+      this.mark === 'culprit'
+        ? new vscode.ThemeIcon('bug', new vscode.ThemeColor('charts.red'))
+        : this.mark === 'suspect'
+          ? new vscode.ThemeIcon('question', new vscode.ThemeColor('charts.orange'))
+          : this.where === 'mine'
+            ? new vscode.ThemeIcon('account', new vscode.ThemeColor('charts.blue'))
+            : new vscode.ThemeIcon('git-pull-request');
     item.contextValue = `pr:${this.where}`;
-    item.command = { command: commandIds.openPullRequest, title: 'Open pull request', arguments: [this] };
     return item;
   }
 
-  getChildren(): TreeNode[] {
-    return [];
+  getChildren(): TreeNode[] | Promise<TreeNode[]> {
+    return this.loadChecks
+      ? this.loadChecks(`${this.parentId}/pr/${this.pullRequest.number}`, this.pullRequest.number)
+      : [];
   }
 }

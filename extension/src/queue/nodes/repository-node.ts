@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { MergeQueueStatus, PauseRecord } from '../../../../shared/schemas/merge-queue.schema.ts';
 import { absoluteTime, relativeTime } from '../../time.ts';
 import type { TreeNode } from '../../tree-node.ts';
+import { updatedAgo } from '../place-text.ts';
 
 export function queueState(status: MergeQueueStatus): string {
   if (status.pause) return 'paused';
@@ -21,7 +22,7 @@ export class RepositoryNode implements TreeNode {
   getTreeItem(): vscode.TreeItem {
     const item = new vscode.TreeItem(this.repository, vscode.TreeItemCollapsibleState.None);
     item.id = `${this.repository}/repository`;
-    item.description = `Status: ${queueState(this.status)}`;
+    item.description = `Status: ${queueState(this.status)} · ${updatedAgo(this.fetchedAt)}`;
     item.tooltip = `${this.repository} — updated ${this.fetchedAt.toLocaleTimeString()}`;
     item.iconPath = new vscode.ThemeIcon('repo');
     item.contextValue = 'repository';

@@ -1,13 +1,16 @@
 import * as vscode from 'vscode';
 import type { QueuedPullRequest } from '../../../../shared/schemas/merge-queue.schema.ts';
 import type { TreeNode } from '../../tree-node.ts';
-import { PullRequestNode } from './pull-request-node.ts';
+import type { PullRequestPlace } from '../pull-request-place.ts';
+import { type LoadChecks, PullRequestNode } from './pull-request-node.ts';
 
 /** Queued pull requests not yet in a batch, in queue order. */
 export class WaitingNode implements TreeNode {
   constructor(
     private readonly repository: string,
     readonly pullRequests: QueuedPullRequest[],
+    private readonly places: Map<number, PullRequestPlace> = new Map(),
+    private readonly loadChecks: LoadChecks | null = null,
   ) {}
 
   getTreeItem(): vscode.TreeItem {
@@ -24,6 +27,16 @@ export class WaitingNode implements TreeNode {
   }
 
   getChildren(): TreeNode[] {
-    return this.pullRequests.map((pr) => new PullRequestNode(pr, `${this.repository}/waiting`, 'waiting'));
+    return this.pullRequests.map(
+      (pr) =>
+        new PullRequestNode(
+          pr,
+          `${this.repository}/waiting`,
+          'waiting',
+          this.places.get(pr.number) ?? null,
+          null,
+          this.loadChecks,
+        ),
+    );
   }
 }
