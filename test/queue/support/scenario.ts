@@ -108,6 +108,8 @@ export interface ShellOptions {
   /** test_branch_failed answers: by batch attempt, null = prepare normally. */
   prepare?: (effect: Extract<Effect, { type: 'prepare_test_branch' }>) => QueueInput | null;
   merge?: (effect: Extract<Effect, { type: 'merge_pr' }>) => QueueInput | null;
+  /** base_tree_read answers to verify_merge; null = the base holds exactly the tested tree. */
+  verify?: (effect: Extract<Effect, { type: 'verify_merge' }>) => QueueInput | null;
 }
 
 export class Scenario {
@@ -363,6 +365,23 @@ export class Scenario {
         for (const number of effect.numbers) push(0, { type: 'merge_completed', number, sha: effect.sha });
         push(0, { type: 'base_branch_moved', branch: effect.base, sha: effect.sha });
         return;
+      case 'verify_merge': {
+        const custom = shell.options.verify?.(effect) ?? null;
+        // By default the base holds exactly what was tested.
+        push(
+          0,
+          custom ?? {
+            type: 'base_tree_read',
+            batchId: effect.batchId,
+            base: effect.base,
+            headSha: `main-${this.baseCommits}`,
+            treeSha: effect.expectedTree ?? `tree-of-${effect.testedSha}`,
+            parentShas: [],
+            testedTree: effect.expectedTree === null ? `tree-of-${effect.testedSha}` : null,
+          },
+        );
+        return;
+      }
       default:
         return;
     }
