@@ -119,7 +119,8 @@ function applyInput(t: Transition, input: QueueInput): void {
       handleEffectFailed(t, input);
       return;
     case 'base_tree_read':
-      return handleBaseTreeRead(t, input);
+      handleBaseTreeRead(t, input);
+      return;
     case 'tick':
       return;
     default: {

@@ -108,6 +108,8 @@ export interface ShellOptions {
   /** test_branch_failed answers: by batch attempt, null = prepare normally. */
   prepare?: (effect: Extract<Effect, { type: 'prepare_test_branch' }>) => QueueInput | null;
   merge?: (effect: Extract<Effect, { type: 'merge_pr' }>) => QueueInput | null;
+  /** test_branch_prepared says the tree after each pull request (`<sha>-up-to-<n>`). */
+  trees?: boolean;
   /** base_tree_read answers to verify_merge; null = the base holds exactly the tested tree. */
   verify?: (effect: Extract<Effect, { type: 'verify_merge' }>) => QueueInput | null;
 }
@@ -326,6 +328,7 @@ export class Scenario {
           attempt: effect.attempt,
           sha,
           draftPullRequest: 9000 + this.seq,
+          ...(shell.options.trees === true ? { trees: numbers.map((n) => `${sha}-up-to-${n}`) } : {}),
         });
         this.scheduleCi(push, sha, numbers, effect.attempt, shell);
         return;
