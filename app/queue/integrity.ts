@@ -6,6 +6,7 @@ import type {
   IntegrityTrack,
   MergeIntegrity,
 } from './integrity.schema.ts';
+import { abortBatchesFrom } from './abort.ts';
 import { handlePauseSet } from './pause.ts';
 import { emit } from './queue-events.ts';
 import type { Batch, TestRun } from './state.ts';
@@ -71,7 +72,8 @@ export function recordBatchMerge(
     mergeShas: [],
     startSha: t.state.bases[base]?.sha ?? null,
     testedSha: run.sha,
-    trees: run.trees ?? null,
+    // The test branch also merged the batches ahead first: the batch's own trees are the last ones.
+    trees: run.trees === undefined || run.trees.length < batch.numbers.length ? null : run.trees.slice(-batch.numbers.length),
     outsideSha: null,
     checking: false,
   };
@@ -174,7 +176,7 @@ export function handleBaseTreeRead(t: Transition, input: BaseTreeRead): void {
   putIntegrity(t, {
     tracks: integrity.tracks.filter((x) => x !== track),
     recent: [...integrity.recent, result].slice(-RECENT_RESULTS),
-    counts: { ...integrity.counts, [outcome]: (integrity.counts[outcome] ?? 0) + 1 },
+    counts: { ...integrity.counts, [outcome]: integrity.counts[outcome] + 1 },
   });
   if (outcome === 'different') pauseForIntegrity(t, track, result);
 }
@@ -221,6 +223,15 @@ function pause(t: Transition, base: string, reason: string): void {
 
 function pauseForIntegrity(t: Transition, track: IntegrityTrack, result: IntegrityResult): void {
   pause(t, track.base, describeIntegrityFailure(result));
+  // Every batch behind was tested on top of the tree that should have landed: none may merge.
+  const why = {
+    code: 'MERGE_QUEUE_RESET' as const,
+    reason: `${track.base} does not hold the tree ${track.batchName} tested`,
+  };
+  for (const lane of t.state.lanes.filter((l) => l.base === track.base)) {
+    const index = lane.batches.findIndex((b) => b.phase !== 'merging');
+    if (index >= 0) abortBatchesFrom(t, { lane, index, first: why, behind: why });
+  }
   for (const pr of track.pullRequests.filter((p) => track.merged.includes(p.number))) {
     t.effects.push({
       type: 'publish_check_run',

@@ -18,6 +18,7 @@ import type {
   WorkflowRun,
 } from './entities.ts';
 import { succeed } from './faults.ts';
+import { landAsMerged } from './merge-landing.ts';
 import type { IdKind } from './id-sequence.ts';
 
 /**
@@ -246,6 +247,7 @@ export function restoreRepository(stored: RepositorySnapshot, lookups: RestoreLo
     statuses: stored.statuses.map((s) => ({ ...s, creator: account(s.creator) })),
     workflowRuns: new Map(stored.workflowRuns.map((w) => [w.id, { ...w, actor: account(w.actor) }])),
     mergeBehaviour: succeed(),
+      mergeLanding: landAsMerged(),
     pushBehaviour: succeed(),
     updateBranchBehaviour: succeed(),
     requestBehaviour: succeed(),

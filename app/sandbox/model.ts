@@ -13,6 +13,7 @@ import type {
   Role,
 } from './entities.ts';
 import { succeed } from './faults.ts';
+import { landAsMerged } from './merge-landing.ts';
 import { GitOperations } from './git.ts';
 import { GithubError } from './github-error.ts';
 import { IdSequence } from './id-sequence.ts';
@@ -162,6 +163,7 @@ export class SandboxGithub implements SandboxCore {
       statuses: [],
       workflowRuns: new Map(),
       mergeBehaviour: succeed(),
+      mergeLanding: landAsMerged(),
       pushBehaviour: succeed(),
       updateBranchBehaviour: succeed(),
       requestBehaviour: succeed(),

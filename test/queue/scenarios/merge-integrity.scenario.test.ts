@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Effect, QueueInput } from '../../../app/queue/inputs.ts';
+import type { Effect } from '../../../app/queue/effects.ts';
+import type { QueueInput } from '../../../app/queue/inputs.ts';
 import { APP_ACTOR } from '../../../app/queue/integrity.ts';
 import { scenario } from '../support/scenario.ts';
 
