@@ -60,12 +60,10 @@ function countRequests(): { count: number } {
 }
 
 describe('merge integrity against the sandbox code host', () => {
-  it.each(['squash', 'merge', 'rebase', 'fast-forward'])(
+  it.each(['squash', 'merge', 'rebase'])(
     'with merge_method %s every merged batch is verified and found equal, one read each',
     async (method) => {
-      // Fast-forward with batches tested side by side is refused by GitHub (a batch behind is not
-      // built on the tested commit ahead): a known limit, docs/decisions/0031-merge-integrity.md.
-      await start(method, method === 'fast-forward' ? 1 : 2);
+      await start(method);
       const prs = open(6);
       await t.settle();
       const requests = countRequests();
@@ -93,6 +91,25 @@ describe('merge integrity against the sandbox code host', () => {
       );
     },
   );
+
+  it('with merge_method fast-forward the tested commit itself becomes the base, verified equal', async () => {
+    await start('fast-forward', 1);
+    const prs = open(2);
+    await t.settle();
+    for (const pr of prs) t.comment(repo, pr.number, '@trainyard queue');
+    await t.settle();
+    await t.advance(30 * MINUTE);
+    expect(t.merges.map((m) => m.number).filter((n) => n <= 2)).toEqual([1, 2]);
+    const view = await integrity();
+    expect(view?.counts).toEqual({ equal: 1, different: 0, base_moved_outside: 0, tree_unknown: 0 });
+    const main = t.github.git.resolve(repo, 'main')!;
+    expect(view!.recent[0]).toMatchObject({
+      pull_requests: [1, 2],
+      landed_tree: main.treeSha,
+      tested_tree: main.treeSha,
+    });
+    expect(t.github.pulls.get(repo, 1).mergeCommitSha).toBe(main.sha);
+  });
 
   it('a squash that lands a tree dropping part of another PR’s change pauses the queue at the first wrong merge; nothing merges after it', async () => {
     await start('squash');
