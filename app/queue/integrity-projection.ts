@@ -5,9 +5,9 @@ import type { IntegrityResult, MergeIntegrity } from './integrity.schema.ts';
 type MergeIntegrityView = z.output<typeof mergeIntegritySchema>;
 
 /** The status's `merge_integrity`: counts by outcome and the recent verifications, newest first. */
-export function projectMergeIntegrity(
-  integrity: MergeIntegrity | undefined,
-): { merge_integrity?: MergeIntegrityView } {
+export function projectMergeIntegrity(integrity: MergeIntegrity | undefined): {
+  merge_integrity?: MergeIntegrityView;
+} {
   if (integrity === undefined) return {};
   return {
     merge_integrity: {

@@ -1,4 +1,5 @@
 import type { Actor } from '../../shared/schemas/event-parts.schema.ts';
+import { abortBatchesFrom } from './abort.ts';
 import type { BaseTreeRead, EffectFailed } from './inputs.ts';
 import type {
   IntegrityOutcome,
@@ -6,7 +7,6 @@ import type {
   IntegrityTrack,
   MergeIntegrity,
 } from './integrity.schema.ts';
-import { abortBatchesFrom } from './abort.ts';
 import { handlePauseSet } from './pause.ts';
 import { emit } from './queue-events.ts';
 import type { Batch, TestRun } from './state.ts';
@@ -73,7 +73,10 @@ export function recordBatchMerge(
     startSha: t.state.bases[base]?.sha ?? null,
     testedSha: run.sha,
     // The test branch also merged the batches ahead first: the batch's own trees are the last ones.
-    trees: run.trees === undefined || run.trees.length < batch.numbers.length ? null : run.trees.slice(-batch.numbers.length),
+    trees:
+      run.trees === undefined || run.trees.length < batch.numbers.length
+        ? null
+        : run.trees.slice(-batch.numbers.length),
     outsideSha: null,
     checking: false,
   };

@@ -18,8 +18,8 @@ import type {
   WorkflowRun,
 } from './entities.ts';
 import { succeed } from './faults.ts';
-import { landAsMerged } from './merge-landing.ts';
 import type { IdKind } from './id-sequence.ts';
+import { landAsMerged } from './merge-landing.ts';
 
 /**
  * An entity as stored: accounts and apps by id, so that each is one shared object again once
@@ -247,7 +247,7 @@ export function restoreRepository(stored: RepositorySnapshot, lookups: RestoreLo
     statuses: stored.statuses.map((s) => ({ ...s, creator: account(s.creator) })),
     workflowRuns: new Map(stored.workflowRuns.map((w) => [w.id, { ...w, actor: account(w.actor) }])),
     mergeBehaviour: succeed(),
-      mergeLanding: landAsMerged(),
+    mergeLanding: landAsMerged(),
     pushBehaviour: succeed(),
     updateBranchBehaviour: succeed(),
     requestBehaviour: succeed(),

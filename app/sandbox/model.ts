@@ -13,11 +13,11 @@ import type {
   Role,
 } from './entities.ts';
 import { succeed } from './faults.ts';
-import { landAsMerged } from './merge-landing.ts';
 import { GitOperations } from './git.ts';
 import { GithubError } from './github-error.ts';
 import { IdSequence } from './id-sequence.ts';
 import { IssueOperations } from './issues.ts';
+import { landAsMerged } from './merge-landing.ts';
 import {
   restoreInstallation,
   restoreRepository,
