@@ -29,6 +29,12 @@ export const testRunSchema = z.strictObject({
   draftPullRequest: prNumber.nullable(),
   startedAt: iso,
   checks: z.array(checkReportSchema),
+  /**
+   * The tree of the test branch after each pull request was merged into it, in batch order (the
+   * last is the tested commit's tree): what the base's tree must be once the batch, or a prefix
+   * of it, has merged (integrity.ts). Absent when unknown (tested in place).
+   */
+  trees: z.array(z.string().nullable()).optional(),
 });
 
 const attempt = z.int().min(1);

@@ -13,6 +13,7 @@ export type Effect =
   | CloseDraftPr
   | MergePr
   | FastForwardBase
+  | VerifyMerge
   | PublishCheckRun
   | PostComment
   | ReactToComment
@@ -77,6 +78,21 @@ export interface FastForwardBase extends Keyed {
 }
 
 /**
+ * Read the base branch once a batch's merges are done (merge integrity, integrity.ts): its head
+ * commit, tree and parents; and the tested commit's tree when `expectedTree` is null. Answer
+ * with base_tree_read.
+ */
+export interface VerifyMerge extends Keyed {
+  type: 'verify_merge';
+  base: string;
+  batchId: string;
+  /** The commit whose tree the base must have now (the tested commit, for a whole batch). */
+  testedSha: string;
+  /** Its tree when the engine knows it; null: read it. */
+  expectedTree: string | null;
+}
+
+/**
  * The "Trainyard" check run on a pull request's head: position, batch, ETA, why it waits. The
  * engine gives the facts and the shell words the title and the summary
  * (app/github/render/check-run.ts). A queued pull request's check run is published again when
@@ -91,7 +107,7 @@ export interface PublishCheckRun extends Keyed {
   details: CheckRunDetails;
 }
 
-export type CheckRunDetails = QueuedDetails | LeftDetails | ConfigRejectedDetails;
+export type CheckRunDetails = QueuedDetails | LeftDetails | ConfigRejectedDetails | IntegrityFailedDetails;
 
 export type BatchPhase = 'preparing' | 'testing' | 'passed' | 'failed' | 'bisecting' | 'merging';
 
@@ -125,6 +141,23 @@ export interface LeftDetails {
   merged: boolean;
   code: string;
   detail: string | null;
+}
+
+/**
+ * Merged, but the base's tree after its batch merged is not the tree the queue tested: the queue
+ * paused itself (integrity.ts).
+ */
+export interface IntegrityFailedDetails {
+  kind: 'integrity_failed';
+  batch: string;
+  base: string;
+  /** The batch's pull requests that merged. */
+  pullRequests: number[];
+  testedSha: string;
+  expectedTree: string | null;
+  landedSha: string;
+  landedTree: string;
+  partial: boolean;
 }
 
 /** The new configuration is invalid: the last valid one is used. The title still says where it is. */

@@ -3,6 +3,7 @@ import { abortBatchesFrom } from './abort.ts';
 import { decideEntry, enterQueue } from './enter.ts';
 import { computeFacts } from './facts.ts';
 import type { BaseBranchDeleted, BaseBranchMoved, PullRequestClosed, PullRequestUpdated } from './inputs.ts';
+import { noteOutsideMove } from './integrity.ts';
 import { leaveQueue } from './leave.ts';
 import { planInterruption } from './priority.ts';
 import type { Batch, QueueState, Session } from './state.ts';
@@ -134,6 +135,7 @@ export function resolveUnconfirmedMoves(t: Transition, base: string): void {
 
 /** reset_on_external_merge: every batch not already merging is rebuilt on the new base. */
 function resetForExternalMove(t: Transition, branch: string, sha: string): void {
+  noteOutsideMove(t, branch, sha);
   if (t.state.config.merge_queue.reset_on_external_merge === 'never') return;
   const lanes = t.state.lanes.filter((lane) => lane.base === branch);
   for (const lane of lanes) {

@@ -39,6 +39,7 @@ export type QueueInput =
   | FreezeDeleted
   | DequeueRequested
   | EffectFailed
+  | BaseTreeRead
   | Tick;
 
 /** Opened, reopened, edited, labelled, pushed to, reviewed, or its head's checks changed. */
@@ -95,6 +96,11 @@ export interface TestBranchPrepared {
   attempt: number;
   sha: string;
   draftPullRequest: number | null;
+  /**
+   * The tree after each pull request was merged into the test branch, in order (null where
+   * GitHub did not say); the last is the tested commit's tree. Absent when unknown.
+   */
+  trees?: (string | null)[];
 }
 
 export type TestBranchFailure =
@@ -198,6 +204,21 @@ export interface EffectFailed {
   /** The pull requests it was about. */
   pullRequests: number[];
   message: string;
+}
+
+/**
+ * Effect result of verify_merge: the base branch as GitHub has it once a batch's merges are done
+ * (its head, that commit's tree and parents). `testedTree` is the tested commit's tree when the
+ * effect had to read it (the batch's run did not know it), null otherwise.
+ */
+export interface BaseTreeRead {
+  type: 'base_tree_read';
+  batchId: string;
+  base: string;
+  headSha: string;
+  treeSha: string;
+  parentShas: string[];
+  testedTree: string | null;
 }
 
 /** A wake-up the engine asked for is due (or the scheduler's periodic nudge). */

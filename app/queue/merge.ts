@@ -4,6 +4,7 @@ import { computeBatchOutcome } from './checks.ts';
 import { resolveUnconfirmedMoves } from './external.ts';
 import { isFrozen } from './freeze.ts';
 import type { MergeCompleted, MergeFailed } from './inputs.ts';
+import { isVerifying, recordBatchMerge } from './integrity.ts';
 import { leaveQueue } from './leave.ts';
 import { emit, mergedEvent, toCheck } from './queue-events.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
@@ -20,12 +21,20 @@ import {
 } from './transition.ts';
 
 /** Why a passed head batch does or does not merge now. */
-export type MergeDecision = 'merge' | 'paused' | 'frozen' | 'waiting_for_schedule' | 'waiting_for_partitions';
+export type MergeDecision =
+  | 'merge'
+  | 'paused'
+  | 'frozen'
+  | 'waiting_for_schedule'
+  | 'waiting_for_partitions'
+  | 'verifying_merge';
 
 const OWN_SHAS_KEPT = 50;
 
 export function decideMerge(t: Transition, lane: Lane, batch: Batch, run: TestRun): MergeDecision {
   if (t.state.pause.paused) return 'paused';
+  // The batch ahead's landed tree is being read: a merge now would land on top of an unverified one.
+  if (isVerifying(t, lane.base)) return 'verifying_merge';
   const pending =
     batch.phase === 'merging' ? batch.numbers.filter((n) => !batch.merged.includes(n)) : batch.numbers;
   if (pending.some((number) => isFrozen(t.state, number, t.now))) return 'frozen';
@@ -166,6 +175,7 @@ export function handleMergeCompleted(t: Transition, input: MergeCompleted): void
           : null;
     if (run === null) continue;
     checks = run.checks;
+    recordBatchMerge(t, { base: lane.base, batch, run, number: input.number, sha: input.sha });
     emitChecksEnd(t, computeBatchUnit(lane, batch, run), [input.number], successEnding(run.checks));
     markMerged(t, lane, batch, run, input.number);
   }

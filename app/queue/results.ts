@@ -38,6 +38,7 @@ export function handleTestBranchPrepared(t: Transition, input: TestBranchPrepare
     draftPullRequest: input.draftPullRequest,
     startedAt: t.nowIso,
     checks: [],
+    ...(input.trees === undefined ? {} : { trees: input.trees }),
   };
   const trial: Trial = { phase: 'testing', attempt: input.attempt, run };
   const lane = putTrial(t, found, trial);

@@ -3,6 +3,7 @@ import { checkRunFactSchema } from '../config/conditions/pull-request-facts.ts';
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { configErrorSchema } from '../config/config-error.ts';
 import { iso, laneSchema, prNumber, uuid } from './batch.schema.ts';
+import { mergeIntegritySchema } from './integrity.schema.ts';
 import type { QueueState } from './state.ts';
 import { findInconsistencies } from './state-consistency.ts';
 
@@ -201,6 +202,8 @@ export const queueStateShapeSchema = z.strictObject({
   configErrors: z.array(configErrorSchema).optional(),
   /** Effects that failed for good, oldest first, the most recent few (effect-failures.ts). Absent when none. */
   failedEffects: z.array(failedEffectSchema).optional(),
+  /** Merge integrity: batches whose landed tree is being verified, and the recent verifications (integrity.ts). Absent before the first merge. */
+  mergeIntegrity: mergeIntegritySchema.optional(),
   /** The wake-up last asked for (one timer per repository: the earliest deadline). */
   wakeUpAt: iso.nullable(),
   counters: z.strictObject({ session: z.int().min(0), batch: z.int().min(0) }),

@@ -8,6 +8,7 @@ import type {
 import type { ConditionNode } from '../config/conditions/condition.ts';
 import { computeBatchEtas, computeCiQuantile, createSessionEtas } from './eta.ts';
 import { isFrozen } from './freeze.ts';
+import { projectMergeIntegrity } from './integrity-projection.ts';
 import { computeEmbarked, orderSessions } from './ordering.ts';
 import type { Batch, Lane, QueueState, Session, SubBatch, TestRun, Trial } from './state.ts';
 
@@ -44,6 +45,7 @@ export function computeMergeQueueStatus(
     batches,
     waiting_pull_requests: waiting.flatMap((s) => projectPullRequest(context, s.number)),
     ...projectFailedEffects(state, params.now),
+    ...projectMergeIntegrity(state.mergeIntegrity),
   };
 }
 

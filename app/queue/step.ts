@@ -19,6 +19,7 @@ import { planFreezeRebuild } from './freeze-rebuild.ts';
 import { planGauges } from './gauges.ts';
 import { planHeldTime } from './held-time.ts';
 import type { QueueInput } from './inputs.ts';
+import { handleBaseTreeRead, planMergeVerifications } from './integrity.ts';
 import { leaveQueue } from './leave.ts';
 import { handleMergeCompleted, handleMergeFailed, planMerges } from './merge.ts';
 import { orderSessionsByLane } from './ordering.ts';
@@ -117,6 +118,9 @@ function applyInput(t: Transition, input: QueueInput): void {
     case 'effect_failed':
       handleEffectFailed(t, input);
       return;
+    case 'base_tree_read':
+      handleBaseTreeRead(t, input);
+      return;
     case 'tick':
       return;
     default: {
@@ -174,6 +178,11 @@ const SETTLE: readonly SettlePhase[] = [
     name: 'rebuild for freezes',
     why: 'failed and bisecting batches are judged first; before merges, so that a passed batch that overtook a pull request a freeze let go is rebuilt, not merged',
     run: planFreezeRebuild,
+  },
+  {
+    name: 'verify merges',
+    why: 'a batch whose merges ended (the input finished or refused one) has its landed tree read before anything else merges on its base',
+    run: planMergeVerifications,
   },
   {
     name: 'merge',

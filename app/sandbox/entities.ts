@@ -1,5 +1,6 @@
 import type { CommitGraph } from './commit-graph.ts';
 import type { Behaviour } from './faults.ts';
+import type { MergeLanding } from './merge-landing.ts';
 
 /*
  * What the simulated GitHub holds: plain records that the operations change and the REST and
@@ -200,6 +201,8 @@ export interface Repository {
   workflowRuns: Map<number, WorkflowRun>;
   /** PUT /pulls/{n}/merge. */
   mergeBehaviour: Behaviour;
+  /** What a squash or merge of a pull request lands (a fault can land a wrong tree: merge-landing.ts). */
+  mergeLanding: MergeLanding;
   /** Ref writes: create, move or delete a branch, and POST /merges. */
   pushBehaviour: Behaviour;
   /** PUT /pulls/{n}/update-branch. */

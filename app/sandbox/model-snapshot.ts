@@ -19,6 +19,7 @@ import type {
 } from './entities.ts';
 import { succeed } from './faults.ts';
 import type { IdKind } from './id-sequence.ts';
+import { landAsMerged } from './merge-landing.ts';
 
 /**
  * An entity as stored: accounts and apps by id, so that each is one shared object again once
@@ -246,6 +247,7 @@ export function restoreRepository(stored: RepositorySnapshot, lookups: RestoreLo
     statuses: stored.statuses.map((s) => ({ ...s, creator: account(s.creator) })),
     workflowRuns: new Map(stored.workflowRuns.map((w) => [w.id, { ...w, actor: account(w.actor) }])),
     mergeBehaviour: succeed(),
+    mergeLanding: landAsMerged(),
     pushBehaviour: succeed(),
     updateBranchBehaviour: succeed(),
     requestBehaviour: succeed(),

@@ -17,6 +17,7 @@ import { GitOperations } from './git.ts';
 import { GithubError } from './github-error.ts';
 import { IdSequence } from './id-sequence.ts';
 import { IssueOperations } from './issues.ts';
+import { landAsMerged } from './merge-landing.ts';
 import {
   restoreInstallation,
   restoreRepository,
@@ -162,6 +163,7 @@ export class SandboxGithub implements SandboxCore {
       statuses: [],
       workflowRuns: new Map(),
       mergeBehaviour: succeed(),
+      mergeLanding: landAsMerged(),
       pushBehaviour: succeed(),
       updateBranchBehaviour: succeed(),
       requestBehaviour: succeed(),

@@ -188,8 +188,9 @@ export class PullRequestOperations implements BranchWatcher {
     const { graph } = repo;
     const person = gitPerson(this.core, params.sender);
     if (params.method === 'rebase') return this.rebase(repo, pull, params.baseSha, params.sender);
-    const merged = graph.mergeCommits(params.baseSha, pull.headSha);
-    if (merged.kind === 'conflict') return null;
+    const computed = graph.mergeCommits(params.baseSha, pull.headSha);
+    if (computed.kind === 'conflict') return null;
+    const merged = { tree: repo.mergeLanding.land({ graph, baseSha: params.baseSha, tree: computed.tree }) };
     if (params.method === 'squash') {
       const title = params.title ?? `${pull.title} (#${pull.number})`;
       const message = params.message ?? commitMessages(graph.commitsBetween(params.baseSha, pull.headSha));

@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { Actor } from '../../shared/schemas/event-parts.schema.ts';
 import type { Queryable } from './database.ts';
 
@@ -47,4 +48,24 @@ export async function savePause(
 export async function deletePause(db: Queryable, repositoryId: string): Promise<boolean> {
   const result = await db.deleteFrom('pauses').where('repository_id', '=', repositoryId).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/**
+ * The pause the engine decided itself (merge integrity: app/queue/integrity.ts), as a statement
+ * of its step: the pause row is what the API reads and deletes, so an engine pause must have one.
+ * Null when the engine's events of the step hold no pause.
+ */
+export function enginePauseStatement(
+  repositoryId: string,
+  events: readonly { type: string; metadata: unknown }[],
+  now: Date,
+): RawBuilder<unknown> | null {
+  const event = events.findLast((e) => e.type === 'queue.pause.create' || e.type === 'queue.pause.update');
+  if (event === undefined) return null;
+  const metadata = event.metadata as { reason: string; created_by?: Actor; updated_by?: Actor };
+  const by = metadata.created_by ?? metadata.updated_by!;
+  return sql`
+    insert into pauses (repository_id, reason, paused_at, paused_by, updated_at)
+    values (${repositoryId}, ${metadata.reason}, ${now}, ${JSON.stringify(by)}, ${now})
+    on conflict (repository_id) do update set reason = excluded.reason, updated_at = excluded.updated_at`;
 }

@@ -9,6 +9,7 @@ import { type Db, executeTogether, type Tx } from './database.ts';
 import { runEngine } from './engine-run.ts';
 import { appendEvents, type EventToAppend } from './events.ts';
 import { type Enqueued, enqueueEffectsStatement } from './outbox.ts';
+import { enginePauseStatement } from './pauses.ts';
 import { loadQueueStateStatement, type StoredStateRow, saveQueueStateStatements } from './queue-state.ts';
 import { queueStateCacheOf } from './queue-state-cache.ts';
 import { assembleState } from './queue-state-entries.ts';
@@ -171,6 +172,8 @@ export async function runStep(request: StepRequest): Promise<StepOutcome> {
       } else if (version !== null) {
         committed = { version, state: loaded };
       }
+      const pause = enginePauseStatement(repositoryId, run.events, now);
+      if (pause !== null) writes.push({ statement: pause });
       const timers = saveTimersStatement({ repositoryId, timers: run.wakeUps });
       if (timers !== null) writes.push({ statement: timers });
       let enqueued: Enqueued[] = [];

@@ -150,6 +150,39 @@ export const failedEffectSchema = z
 
 export type FailedEffect = z.output<typeof failedEffectSchema>;
 
+export const mergeIntegrityResultSchema = z
+  .object({
+    batch: z.string().describe('The batch whose merges were verified'),
+    base_ref: z.string(),
+    pull_requests: z.array(z.int().min(1)).describe('Its pull requests that merged'),
+    outcome: z
+      .enum(['equal', 'different', 'base_moved_outside', 'tree_unknown'])
+      .describe(
+        'equal: the base holds the tested tree; different: it does not (the queue paused itself); base_moved_outside: someone else pushed to the base meanwhile, nothing to compare; tree_unknown: merged partially and the tested prefix tree was not recorded',
+      ),
+    tested_sha: z.string().describe('The commit the queue tested'),
+    tested_tree: z.string().nullable().describe('The tree the base had to have; null when unknown'),
+    landed_sha: z.string().describe('The head of the base when it was read'),
+    landed_tree: z.string().describe('Its tree'),
+    partial: z.boolean().describe('Only a prefix of the batch merged (a merge was refused part way)'),
+    verified_at: dateTimeSchema,
+  })
+  .describe('One verification of what landed on the base after a batch merged');
+
+export const mergeIntegritySchema = z
+  .object({
+    counts: z
+      .object({
+        equal: z.int().min(0),
+        different: z.int().min(0),
+        base_moved_outside: z.int().min(0),
+        tree_unknown: z.int().min(0),
+      })
+      .describe('Verifications so far, by outcome'),
+    recent: z.array(mergeIntegrityResultSchema).describe('The most recent verifications, newest first'),
+  })
+  .describe('Merge integrity: every merged batch has the tree of its base compared with the tested tree');
+
 export const mergeQueueStatusSchema = z
   .object({
     mode: z
@@ -169,6 +202,7 @@ export const mergeQueueStatusSchema = z
       .array(failedEffectSchema)
       .optional()
       .describe('Effects that failed for good in the last 24 hours, newest first; absent when none'),
+    merge_integrity: mergeIntegritySchema.optional().describe('Absent until a batch has merged'),
   })
   .describe('Live status of a merge queue');
 

@@ -77,15 +77,16 @@ describe('the app’s RepositoryClient against the sandbox', () => {
     await client.setBranch('trainyard/merge-queue/x', main);
     expect(repo.branches.get('trainyard/merge-queue/x')).toBe(main);
 
-    const merged = await client.mergeIntoBranch({
+    const { sha: merged, tree } = await client.mergeIntoBranch({
       branch: 'trainyard/merge-queue/x',
       head: one.sha,
       message: 'Merge one',
     });
     expect(merged).toBe(repo.branches.get('trainyard/merge-queue/x'));
+    expect(tree).toBe(repo.graph.get(merged)?.treeSha);
     expect(
       await client.mergeIntoBranch({ branch: 'trainyard/merge-queue/x', head: 'one', message: 'again' }),
-    ).toBe(merged);
+    ).toEqual({ sha: merged, tree: null });
     await expect(
       client.mergeIntoBranch({ branch: 'trainyard/merge-queue/x', head: clash.sha, message: 'x' }),
     ).rejects.toBeInstanceOf(MergeConflictError);

@@ -25,10 +25,20 @@ export interface RepositoryClient {
   /** DELETE the branch; a branch that is already gone is not an error. */
   deleteBranch(branch: string): Promise<void>;
   /**
-   * POST /repos/{o}/{r}/merges: merge `head` (a sha or branch) into `branch`. The new head sha,
-   * or the branch's sha when there was nothing to merge. Throws MergeConflictError on 409.
+   * POST /repos/{o}/{r}/merges: merge `head` (a sha or branch) into `branch`. The new head sha and
+   * its tree, or the branch's sha (tree null: GitHub's 204 says nothing) when there was nothing to
+   * merge. Throws MergeConflictError on 409.
    */
-  mergeIntoBranch(params: { branch: string; head: string; message: string }): Promise<string>;
+  mergeIntoBranch(params: {
+    branch: string;
+    head: string;
+    message: string;
+  }): Promise<{ sha: string; tree: string | null }>;
+  /**
+   * GET /repos/{o}/{r}/commits/{ref} (a branch or a sha): the commit, its tree and its parents.
+   * Throws NotFoundError when there is no such commit.
+   */
+  getCommit(ref: string): Promise<{ sha: string; tree: string; parents: string[] }>;
   /** GET /repos/{o}/{r}/pulls/{n}. */
   getPullRequest(number: number): Promise<PullRequestInfo>;
   /** The open pull request whose head is `branch` in this repository, or null. */

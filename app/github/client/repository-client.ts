@@ -167,10 +167,18 @@ export function createRepositoryClient(
         { as: { 409: MergeConflictError } },
       );
       // 204: the head is already in the branch, nothing was merged and no body says where it is.
-      if (response.status === 201) return response.data.sha;
+      if (response.status === 201) return { sha: response.data.sha, tree: response.data.commit.tree.sha };
       const sha = await getBranchSha(branch);
       if (sha === null) throw new Error(`branch ${branch} vanished after a merge into it`);
-      return sha;
+      return { sha, tree: null };
+    },
+
+    async getCommit(ref) {
+      // One file of the diff is enough: only the commit's tree and parents are read.
+      const { data } = await call(() => rest.repos.getCommit({ ...r, ref, per_page: 1 }), {
+        as: { 422: NotFoundError },
+      });
+      return { sha: data.sha, tree: data.commit.tree.sha, parents: data.parents.map((p) => p.sha) };
     },
 
     getPullRequest,

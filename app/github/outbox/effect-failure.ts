@@ -45,6 +45,7 @@ export function pullRequestsOf(effect: Effect): number[] {
     case 'post_comment':
       return [effect.number];
     case 'close_draft_pr':
+    case 'verify_merge':
     case 'react_to_comment':
     case 'cancel_checks':
     case 'schedule_wake_up':

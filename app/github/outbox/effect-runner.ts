@@ -23,6 +23,7 @@ import {
   executeUpdatePrInPlace,
   type HeadPolling,
 } from './effects/update-pr-in-place.ts';
+import { executeVerifyMerge } from './effects/verify-merge.ts';
 
 /**
  * The outbox worker's `execute`: finds the repository's installation, carries the effect out
@@ -127,6 +128,8 @@ export async function executeEffect(
       return executeMergePr(effect, client);
     case 'fast_forward_base':
       return executeFastForwardBase(effect, client);
+    case 'verify_merge':
+      return executeVerifyMerge(effect, client);
     case 'publish_check_run':
       return executePublishCheckRun(effect, client);
     case 'post_comment':

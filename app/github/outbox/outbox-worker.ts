@@ -17,6 +17,7 @@ import { ArrivalSignal } from '../loops/arrival-signal.ts';
 import { PollingLoop } from '../loops/polling-loop.ts';
 import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from '../loops/retry-backoff.ts';
 import { EffectFailedError } from './effect-failure.ts';
+import { logIntegrityFailure } from './integrity-log.ts';
 
 export interface OutboxWorkerOptions {
   store: { db: Db };
@@ -162,7 +163,7 @@ export class OutboxWorker {
     }
     const now = this.now();
     try {
-      await runStep({
+      const outcome = await runStep({
         db: this.db,
         repositoryId: row.repositoryId,
         inputs,
@@ -170,6 +171,7 @@ export class OutboxWorker {
         ids: this.options.ids,
         guard: { statement: completeOutboxStatement(row, now), lost: () => new LeaseLostError() },
       });
+      logIntegrityFailure(row.effect, outcome.state, log);
       log.debug({ results: inputs.map((i) => i.type) }, 'outbox: effect done');
       this.options.observer?.effectHandled(row.effect.type, 'done');
     } catch (error) {

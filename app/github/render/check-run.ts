@@ -2,6 +2,7 @@ import type {
   BatchPhase,
   CheckRunDetails,
   ConfigRejectedDetails,
+  IntegrityFailedDetails,
   LeftDetails,
   QueuedDetails,
 } from '../../queue/effects.ts';
@@ -26,6 +27,8 @@ export function renderCheckRunTitle(details: CheckRunDetails): string {
       return details.merged ? 'Merged by the merge queue' : `Left the queue: ${details.code}`;
     case 'config_rejected':
       return `Invalid .github/trainyard.yml: the last valid configuration is used — ${renderQueuedTitle(details.queued)}`;
+    case 'integrity_failed':
+      return `Merged, but ${details.base} is not what ${details.batch} tested: the merge queue is paused`;
   }
 }
 
@@ -37,6 +40,8 @@ export function renderCheckRunSummary(details: CheckRunDetails): string {
       return renderLeft(details);
     case 'config_rejected':
       return renderConfigRejected(details);
+    case 'integrity_failed':
+      return renderIntegrityFailed(details);
   }
 }
 
@@ -140,4 +145,17 @@ function renderPosition(position: PositionBand): string {
 /** `2026-11-02T14:20:00.000Z` → `2026-11-02 14:20 UTC`: the same for every reader, whatever their locale. */
 function renderTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+function renderIntegrityFailed(details: IntegrityFailedDetails): string {
+  const prs = details.pullRequests.map((n) => `#${n}`).join(', ');
+  const partial = details.partial ? ' (merged partially: a merge was refused part way)' : '';
+  return [
+    `This pull request was merged with ${details.batch}${partial} (${prs}). Once they were merged, the tree of \`${details.base}\` was checked against the tree the merge queue tested, and they differ:`,
+    '',
+    `- tested: tree \`${details.expectedTree ?? 'unknown'}\` of commit \`${details.testedSha}\``,
+    `- landed: tree \`${details.landedTree}\` of commit \`${details.landedSha}\``,
+    '',
+    `Nobody else pushed to \`${details.base}\` in between, so the merge itself landed code that was not tested. The merge queue paused itself: nothing else merges until someone compares the two commits, repairs \`${details.base}\` if needed, and unpauses the queue.`,
+  ].join('\n');
 }

@@ -248,6 +248,20 @@ export class TrainyardPolicy implements QueuePolicy {
         });
         return;
       }
+      case 'verify_merge': {
+        // The simulated base holds exactly what was tested: every verification is equal.
+        const sha = this.baseSha(this.world.baseVersion());
+        this.inbox.push({
+          type: 'base_tree_read',
+          batchId: effect.batchId,
+          base: effect.base,
+          headSha: sha,
+          treeSha: effect.expectedTree ?? effect.testedSha,
+          parentShas: [],
+          testedTree: effect.expectedTree === null ? effect.testedSha : null,
+        });
+        return;
+      }
       case 'publish_check_run':
       case 'post_comment':
       case 'react_to_comment':

@@ -297,6 +297,38 @@ describe('the Trainyard check run of a pull request out of the queue', () => {
       }
     `);
   });
+
+  it('merged, but the base does not hold the tested tree (merge integrity)', () => {
+    const details = {
+      kind: 'integrity_failed' as const,
+      batch: 'batch-4',
+      base: 'main',
+      pullRequests: [12, 13],
+      testedSha: 'a1b2c3',
+      expectedTree: 'tree-tested',
+      landedSha: 'd4e5f6',
+      landedTree: 'tree-landed',
+    };
+    expect(checkRun({ ...details, partial: false })).toMatchInlineSnapshot(`
+      {
+        "summary": "This pull request was merged with batch-4 (#12, #13). Once they were merged, the tree of \`main\` was checked against the tree the merge queue tested, and they differ:
+
+      - tested: tree \`tree-tested\` of commit \`a1b2c3\`
+      - landed: tree \`tree-landed\` of commit \`d4e5f6\`
+
+      Nobody else pushed to \`main\` in between, so the merge itself landed code that was not tested. The merge queue paused itself: nothing else merges until someone compares the two commits, repairs \`main\` if needed, and unpauses the queue.",
+        "title": "Merged, but main is not what batch-4 tested: the merge queue is paused",
+      }
+    `);
+    expect(checkRun({ ...details, pullRequests: [12], partial: true }).summary).toMatchInlineSnapshot(`
+      "This pull request was merged with batch-4 (merged partially: a merge was refused part way) (#12). Once they were merged, the tree of \`main\` was checked against the tree the merge queue tested, and they differ:
+
+      - tested: tree \`tree-tested\` of commit \`a1b2c3\`
+      - landed: tree \`tree-landed\` of commit \`d4e5f6\`
+
+      Nobody else pushed to \`main\` in between, so the merge itself landed code that was not tested. The merge queue paused itself: nothing else merges until someone compares the two commits, repairs \`main\` if needed, and unpauses the queue."
+    `);
+  });
 });
 
 describe('replies to commands', () => {

@@ -95,14 +95,18 @@ describe('batches and speculative checks', () => {
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
                → close_draft_pr batch-1
-               → merge_pr #2 (merge)
+               → verify_merge batch-1 main tested=test-batch-1-1
       8m     base_branch_moved main=main-1
+      8m     base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
+               → merge_pr #2 (merge)
       8m     merge_completed #2 sha=main-2
                action.queue.checks_end #2 batch-2 success
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
                → close_draft_pr batch-2
+               → verify_merge batch-2 main tested=test-batch-2-1
       8m     base_branch_moved main=main-2
+      8m     base_tree_read batch-2 main=main-2 tree=tree-of-test-batch-2-1
       "
     `);
   });
@@ -149,7 +153,9 @@ describe('batches and speculative checks', () => {
                action.queue.merged #2
                action.queue.leave #2 PR_MERGED merged
                → close_draft_pr batch-1
+               → verify_merge batch-1 main tested=test-batch-1-1
       10m    base_branch_moved main=test-batch-1-1
+      10m    base_tree_read batch-1 main=main-0 tree=tree-of-test-batch-1-1
       "
     `);
   });

@@ -76,7 +76,9 @@ describe('bisection', () => {
                action.queue.merged #3
                action.queue.leave #3 PR_MERGED merged
                → close_draft_pr batch-1.2.3
+               → verify_merge batch-1.2.3 main tested=test-batch-1.2.3-1
       30m    base_branch_moved main=main-3
+      30m    base_tree_read batch-1.2.3 main=main-3 tree=tree-of-test-batch-1.2.3-1
       40m    checks_reported test-batch-2-1 ci=success
                → merge_pr #5 (merge)
       40m    merge_completed #5 sha=main-4
@@ -90,7 +92,9 @@ describe('bisection', () => {
                action.queue.merged #6
                action.queue.leave #6 PR_MERGED merged
                → close_draft_pr batch-2
+               → verify_merge batch-2 main tested=test-batch-2-1
       40m    base_branch_moved main=main-5
+      40m    base_tree_read batch-2 main=main-5 tree=tree-of-test-batch-2-1
       "
     `);
   });

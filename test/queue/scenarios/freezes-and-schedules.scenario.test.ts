@@ -73,7 +73,9 @@ describe('scheduled freezes and schedules', () => {
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
                → close_draft_pr batch-1
+               → verify_merge batch-1 main tested=test-batch-1-1
       1h     base_branch_moved main=main-1
+      1h     base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
       "
     `);
     expect(leaveOf(s, 1)?.metadata.seconds_waiting_for_freeze).toBe(55 * 60);

@@ -32,7 +32,9 @@ describe('the life of a pull request', () => {
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
                → close_draft_pr batch-1
+               → verify_merge batch-1 main tested=test-batch-1-1
       10m    base_branch_moved main=main-1
+      10m    base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
       "
     `);
   });
@@ -249,7 +251,9 @@ describe('the life of a pull request', () => {
                action.queue.checks_end #1 batch-1 success
                action.queue.merged #1
                action.queue.leave #1 PR_MERGED merged
+               → verify_merge batch-1 main tested=pr-1-updated-1
       10m    base_branch_moved main=main-1
+      10m    base_tree_read batch-1 main=main-1 tree=tree-of-pr-1-updated-1
       "
     `);
   });

@@ -108,6 +108,10 @@ export interface ShellOptions {
   /** test_branch_failed answers: by batch attempt, null = prepare normally. */
   prepare?: (effect: Extract<Effect, { type: 'prepare_test_branch' }>) => QueueInput | null;
   merge?: (effect: Extract<Effect, { type: 'merge_pr' }>) => QueueInput | null;
+  /** test_branch_prepared says the tree after each pull request (`<sha>-up-to-<n>`). */
+  trees?: boolean;
+  /** base_tree_read answers to verify_merge; null = the base holds exactly the tested tree. */
+  verify?: (effect: Extract<Effect, { type: 'verify_merge' }>) => QueueInput | null;
 }
 
 export class Scenario {
@@ -324,6 +328,7 @@ export class Scenario {
           attempt: effect.attempt,
           sha,
           draftPullRequest: 9000 + this.seq,
+          ...(shell.options.trees === true ? { trees: numbers.map((n) => `${sha}-up-to-${n}`) } : {}),
         });
         this.scheduleCi(push, sha, numbers, effect.attempt, shell);
         return;
@@ -363,6 +368,23 @@ export class Scenario {
         for (const number of effect.numbers) push(0, { type: 'merge_completed', number, sha: effect.sha });
         push(0, { type: 'base_branch_moved', branch: effect.base, sha: effect.sha });
         return;
+      case 'verify_merge': {
+        const custom = shell.options.verify?.(effect) ?? null;
+        // By default the base holds exactly what was tested.
+        push(
+          0,
+          custom ?? {
+            type: 'base_tree_read',
+            batchId: effect.batchId,
+            base: effect.base,
+            headSha: `main-${this.baseCommits}`,
+            treeSha: effect.expectedTree ?? `tree-of-${effect.testedSha}`,
+            parentShas: [],
+            testedTree: effect.expectedTree === null ? `tree-of-${effect.testedSha}` : null,
+          },
+        );
+        return;
+      }
       default:
         return;
     }

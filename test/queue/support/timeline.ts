@@ -70,6 +70,8 @@ export function renderInput(input: QueueInput, names: ReadonlyMap<string, string
       return `dequeue_requested #${input.number} by ${input.by.name}`;
     case 'effect_failed':
       return `effect_failed ${input.key}`;
+    case 'base_tree_read':
+      return `base_tree_read ${nameOf(names, input.batchId)} ${input.base}=${input.headSha} tree=${input.treeSha}`;
     case 'tick':
       return 'tick';
   }
@@ -89,6 +91,8 @@ export function renderEffect(effect: Effect, names: ReadonlyMap<string, string>,
       return `→ merge_pr #${effect.number} (${effect.method})`;
     case 'fast_forward_base':
       return `→ fast_forward_base ${effect.base} to ${effect.sha} [${prs(effect.numbers)}]`;
+    case 'verify_merge':
+      return `→ verify_merge ${nameOf(names, effect.batchId)} ${effect.base} tested=${effect.testedSha}`;
     case 'publish_check_run':
       return `→ check_run #${effect.number} ${effect.status}: ${renderCheckRunTitle(effect.details)}`;
     case 'post_comment':

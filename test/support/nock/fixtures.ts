@@ -42,8 +42,9 @@ export function refJson(branch: string, sha: string): DeepPartial<Schemas['git-r
   return { ref: `refs/heads/${branch}`, object: { sha, type: 'commit' } };
 }
 
-export function commitJson(sha: string): DeepPartial<Schemas['commit']> {
-  return { sha };
+/** A commit as GitHub answers it: its tree is `tree-of-<sha>`. */
+export function commitJson(sha: string, parents: string[] = []): DeepPartial<Schemas['commit']> {
+  return { sha, commit: { tree: { sha: `tree-of-${sha}` } }, parents: parents.map((p) => ({ sha: p })) };
 }
 
 export function checkRunJson(

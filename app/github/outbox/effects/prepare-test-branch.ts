@@ -41,14 +41,16 @@ export async function executePrepareTestBranch(
     return failed('branch_update_failed', null, `base branch ${effect.base} does not exist`);
 
   const built = await buildTestCommit(effect, client, start);
-  if (typeof built !== 'string') return failed(built.reason, built.pullRequest, built.message);
+  if ('reason' in built) return failed(built.reason, built.pullRequest, built.message);
   let draftPullRequest: number | null = null;
   if (effect.draftPullRequest !== null) {
     const draft = await findOrOpenDraft(effect, client, owner);
     if (typeof draft !== 'number') return failed(draft.reason, null, draft.message);
     draftPullRequest = draft;
   }
-  return [{ type: 'test_branch_prepared', batchId, attempt, sha: built, draftPullRequest }];
+  return [
+    { type: 'test_branch_prepared', batchId, attempt, sha: built.sha, draftPullRequest, trees: built.trees },
+  ];
 }
 
 interface BuildFailure {
@@ -57,23 +59,30 @@ interface BuildFailure {
   message: string;
 }
 
-/** Merges the heads in order on the work branch, then moves the test branch there: its sha. */
+/**
+ * Merges the heads in order on the work branch, then moves the test branch there: its sha, and
+ * the tree after each merge (what the base's tree must be once that prefix merged: merge integrity).
+ */
 async function buildTestCommit(
   effect: PrepareTestBranch,
   client: RepositoryClient,
   start: string,
-): Promise<string | BuildFailure> {
+): Promise<{ sha: string; trees: (string | null)[] } | BuildFailure> {
   const work = workBranchOf(effect.branch);
   await client.setBranch(work, start);
   let sha = start;
+  const trees: (string | null)[] = [];
   for (const [index, pullRequest] of effect.pullRequests.entries()) {
     const head = pullRequest.headSha || (await client.getPullRequest(pullRequest.number)).headSha;
     try {
-      sha = await client.mergeIntoBranch({
+      const merged = await client.mergeIntoBranch({
         branch: work,
         head,
         message: renderMergeMessage(effect, { number: pullRequest.number, head }),
       });
+      sha = merged.sha;
+      // Nothing merged (the head was in already): the tree is the previous one.
+      trees.push(merged.tree ?? trees.at(-1) ?? null);
     } catch (error) {
       if (isTransientGithubError(error) || !(error instanceof GithubRequestError)) throw error;
       await client.deleteBranch(work);
@@ -90,7 +99,7 @@ async function buildTestCommit(
   }
   await client.setBranch(effect.branch, sha);
   await client.deleteBranch(work);
-  return sha;
+  return { sha, trees };
 }
 
 /** How GitHub words a head branch it cannot see yet (422 on POST /pulls). */

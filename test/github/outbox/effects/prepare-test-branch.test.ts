@@ -42,6 +42,10 @@ describe('prepare_test_branch', () => {
           "batchId": "batch-a",
           "draftPullRequest": 50,
           "sha": "merge-2",
+          "trees": [
+            "tree-of-merge-1",
+            "tree-of-merge-2",
+          ],
           "type": "test_branch_prepared",
         },
       ]
@@ -141,6 +145,9 @@ describe('prepare_test_branch', () => {
           "batchId": "batch-a",
           "draftPullRequest": null,
           "sha": "merge-3",
+          "trees": [
+            "tree-of-merge-3",
+          ],
           "type": "test_branch_prepared",
         },
       ]
@@ -172,7 +179,15 @@ describe('prepare_test_branch', () => {
     );
 
     expect(inputs).toEqual([
-      { type: 'test_branch_prepared', batchId: 'batch-a', attempt: 1, sha: 'main-1', draftPullRequest: null },
+      // 204 says nothing of the tree: unknown (merge integrity then reads the tested commit).
+      {
+        type: 'test_branch_prepared',
+        batchId: 'batch-a',
+        attempt: 1,
+        sha: 'main-1',
+        draftPullRequest: null,
+        trees: [null],
+      },
     ]);
     expect(github.isDone()).toBe(true);
   });
