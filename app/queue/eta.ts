@@ -166,7 +166,7 @@ export function computeWaitingEtas(
  */
 export function createSessionEtas(
   state: QueueState,
-  params: { now: Date },
+  params: { now: Date; quantile?: number },
 ): (session: Session) => number | null {
   const lanes = new Map<string, Map<number, number | null>>();
   const etasOf = (base: string, partition: string) => {

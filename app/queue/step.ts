@@ -26,6 +26,7 @@ import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
 import { summarizeSessions } from './sessions-summary.ts';
+import { planStallDiagnosis } from './stall.ts';
 import type { QueueState } from './state.ts';
 import { planPreparationRetries, planTimeouts, planWakeUp } from './timeouts.ts';
 import {
@@ -149,6 +150,11 @@ const SETTLE: readonly SettlePhase[] = [
     name: 'time out checks',
     why: 'a run past checks_timeout has failed as of now, before failures are judged',
     run: planTimeouts,
+  },
+  {
+    name: 'diagnose stalls',
+    why: 'after the timeouts: a run timed out by now has failed, it is not stalled; it only reports, so nothing later depends on it',
+    run: planStallDiagnosis,
   },
   {
     name: 'retry test branch preparations',

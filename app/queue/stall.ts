@@ -1,0 +1,129 @@
+import { computeCiQuantile } from './eta.ts';
+import { type Located, locateAllTesting } from './locate.ts';
+import { emit, stalledEvent } from './queue-events.ts';
+import { namedChecks } from './required-checks.ts';
+import { putTrial } from './results.ts';
+import type { QueueState, TestRun } from './state.ts';
+import type { Transition } from './transition.ts';
+
+/*
+ * The stall doctor: a required check that has not reported on a tested commit long after the
+ * repository's CI usually ends will most likely never report there (its workflow is not
+ * triggered for the queue's test branches or draft pull requests, or the merge conditions name a
+ * check that does not exist). Waiting for `checks_timeout` (an hour by default) to learn that
+ * wastes the hour; the doctor says so once CI has clearly overrun, names the check and the likely
+ * fix. It decides nothing: the batch still fails at `checks_timeout`.
+ */
+
+/** Never sooner than this after the checks started, however fast CI usually is. */
+export const STALL_FLOOR_SECONDS = 120;
+/** How far past the p90 of the repository's recent CI durations a missing check counts as stalled. */
+export const STALL_FACTOR = 1.5;
+
+/** Seconds after its checks started that a tested commit missing a required check is stalled. */
+export function computeStallAfterSeconds(state: QueueState): number {
+  return Math.max(STALL_FLOOR_SECONDS, STALL_FACTOR * computeCiQuantile(state, 0.9));
+}
+
+/** The checks the queue rule's merge conditions name that have not reported on the run. */
+export function findMissingChecks(state: QueueState, params: { queueName: string; run: TestRun }): string[] {
+  const rule = state.config.queue_rules.find((r) => r.name === params.queueName);
+  if (rule === undefined) return [];
+  const reported = new Set(params.run.checks.map((c) => c.name));
+  return [...namedChecks(rule.merge_conditions)].filter((name) => !reported.has(name)).sort();
+}
+
+/** What the doctor makes of a check missing on a tested commit. */
+export interface StallDiagnosis {
+  check: string;
+  /** Queued pull requests whose head has reported it (their CI runs it; the queue's does not). */
+  reportsOnHeads: number[];
+  message: string;
+  nextAction: string;
+}
+
+export function diagnoseMissingCheck(
+  state: QueueState,
+  params: { check: string; run: TestRun },
+): StallDiagnosis {
+  const { check, run } = params;
+  const reportsOnHeads = Object.values(state.pullRequests)
+    .filter((pr) => pr.checkRuns.some((c) => c.name === check))
+    .map((pr) => pr.number)
+    .sort((a, b) => a - b)
+    .slice(0, 5);
+  const others = run.checks.length;
+  const where =
+    run.draftPullRequest === null ? 'the tested commit' : `draft pull request #${run.draftPullRequest}`;
+  if (reportsOnHeads.length > 0) {
+    return {
+      check,
+      reportsOnHeads,
+      message: `Check ${check} reports on pull request heads (${reportsOnHeads.map((n) => `#${n}`).join(', ')}) but never reported on ${where}${others > 0 ? `, where ${others} other check${others === 1 ? '' : 's'} did` : ''}`,
+      nextAction: `Make the workflow that runs ${check} also run on the merge queue's test branches (push to trainyard/merge-queue/**) and on draft pull requests, or remove check-success=${check} from merge_conditions`,
+    };
+  }
+  return {
+    check,
+    reportsOnHeads,
+    message: `Check ${check} never reported on ${where}, nor on any queued pull request's head`,
+    nextAction: `Check that a workflow reports a check named exactly ${check} (merge_conditions name it), and that it runs on the merge queue's test branches (trainyard/merge-queue/**)`,
+  };
+}
+
+/** Marks the tested commits that are stalled as of now, once each, with an event per pull request. */
+export function planStallDiagnosis(t: Transition): void {
+  const after = computeStallAfterSeconds(t.state) * 1000;
+  for (const found of locateAllTesting(t.state)) {
+    if (found.trial.phase !== 'testing' || found.trial.run.stalled !== undefined) continue;
+    const { run } = found.trial;
+    if (Date.parse(run.startedAt) + after > t.now.getTime()) continue;
+    const missing = findMissingChecks(t.state, { queueName: found.batch.queueName, run });
+    if (missing.length === 0) continue;
+    const stalled: TestRun = { ...run, stalled: { checks: missing, at: t.nowIso } };
+    putTrial(t, found, { ...found.trial, run: stalled });
+    emitStalled(t, found, stalled, after / 1000);
+  }
+}
+
+function emitStalled(t: Transition, found: Located, run: TestRun, afterSeconds: number): void {
+  const numbers = found.sub === null ? found.batch.numbers : found.batch.numbers.slice(0, found.sub.length);
+  const diagnoses = (run.stalled?.checks ?? []).map((check) => diagnoseMissingCheck(t.state, { check, run }));
+  for (const number of numbers) {
+    const session = t.state.sessions[String(number)];
+    if (session === undefined) continue;
+    emit(
+      t,
+      stalledEvent(t, session, {
+        partition: found.lane.partition,
+        trainCarId: found.sub?.id ?? found.batch.id,
+        startedAt: run.startedAt,
+        afterSeconds: Math.round(afterSeconds),
+        diagnoses,
+      }),
+    );
+  }
+}
+
+/** When each tested commit still missing a required check becomes stalled (for the wake-up). */
+export function computeStallDeadlines(t: Transition): number[] {
+  const after = computeStallAfterSeconds(t.state) * 1000;
+  return locateAllTesting(t.state).flatMap((found) => {
+    if (found.trial.phase !== 'testing' || found.trial.run.stalled !== undefined) return [];
+    const { run } = found.trial;
+    if (findMissingChecks(t.state, { queueName: found.batch.queueName, run }).length === 0) return [];
+    return [Date.parse(run.startedAt) + after];
+  });
+}
+
+/** What a leave says of a run that timed out after the doctor found it stalled. */
+export function describeStalledLeave(
+  state: QueueState,
+  run: TestRun,
+): { message: string; nextAction: string } {
+  const diagnoses = (run.stalled?.checks ?? []).map((check) => diagnoseMissingCheck(state, { check, run }));
+  return {
+    message: diagnoses.map((d) => d.message).join('; '),
+    nextAction: diagnoses.map((d) => d.nextAction).join('; '),
+  };
+}
