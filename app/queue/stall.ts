@@ -1,4 +1,4 @@
-import { computeCiQuantile } from './eta.ts';
+import { computeCiQuantile, DEFAULT_CI_SECONDS } from './eta.ts';
 import { type Located, locateAllTesting } from './locate.ts';
 import { emit, stalledEvent } from './queue-events.ts';
 import { namedChecks } from './required-checks.ts';
@@ -20,9 +20,16 @@ export const STALL_FLOOR_SECONDS = 120;
 /** How far past the p90 of the repository's recent CI durations a missing check counts as stalled. */
 export const STALL_FACTOR = 1.5;
 
+/** Fewer recent CI durations than this say too little: the default duration (or the longest seen) stands in. */
+export const STALL_MIN_SAMPLES = 5;
+
 /** Seconds after its checks started that a tested commit missing a required check is stalled. */
 export function computeStallAfterSeconds(state: QueueState): number {
-  return Math.max(STALL_FLOOR_SECONDS, STALL_FACTOR * computeCiQuantile(state, 0.9));
+  const usual =
+    state.ciDurations.length >= STALL_MIN_SAMPLES
+      ? computeCiQuantile(state, 0.9)
+      : Math.max(DEFAULT_CI_SECONDS, ...state.ciDurations);
+  return Math.max(STALL_FLOOR_SECONDS, STALL_FACTOR * usual);
 }
 
 /** The checks the queue rule's merge conditions name that have not reported on the run. */

@@ -440,13 +440,13 @@ describe('JSON Schema (OpenAPI)', () => {
   it('converts the API event with io output', () => {
     const schema = z.toJSONSchema(eventSchema, { io: 'output' });
     const variants = (schema.oneOf ?? schema.anyOf) as unknown[];
-    expect(variants).toHaveLength(47);
+    expect(variants).toHaveLength(48);
     expect(JSON.stringify(schema)).toContain('action.github_actions');
   });
 
   it('converts the event to append with io input', () => {
     const schema = z.toJSONSchema(newEventSchema, { io: 'input' });
-    expect((schema.oneOf ?? schema.anyOf) as unknown[]).toHaveLength(47);
+    expect((schema.oneOf ?? schema.anyOf) as unknown[]).toHaveLength(48);
   });
 });
 
@@ -590,7 +590,7 @@ describe('outcome', () => {
     ];
     for (const type of pending) expect(computeOutcome(type, exampleMetadata(type))).toBe('pending');
     const others = eventTypes.filter((t) => !ruled.includes(t));
-    expect(others).toHaveLength(38);
+    expect(others).toHaveLength(39);
     for (const type of others) expect(computeOutcome(type, exampleMetadata(type)), type).toBe('neutral');
   });
 });
