@@ -200,7 +200,7 @@ function unmetConditions(
       message: `Merge condition${labels.length === 1 ? '' : 's'} not met on the tested commit: ${labels.join(', ')}`,
       since: params.run.startedAt,
       until: null,
-      next_action: `Make ${labels.join(', ')} hold on the pull request (reviews, labels…); the batch fails at checks_timeout otherwise`,
+      next_action: `Make ${labels.join(', ')} hold on the pull request (reviews, labels…); otherwise the batch fails when its checks report`,
     },
   ];
 }

@@ -29,7 +29,7 @@ export function computeReasons(context: ReasonContext, session: Session): QueueR
   if (state.pause.paused) {
     reasons.push({
       code: 'paused',
-      message: `The merge queue is paused (${state.pause.reason}): no batch starts and nothing merges`,
+      message: `The merge queue is paused${state.pause.by === undefined ? '' : ` by ${state.pause.by}`} (${state.pause.reason}): no batch starts and nothing merges`,
       since: state.pause.since,
       until: null,
       next_action: UNPAUSE,
