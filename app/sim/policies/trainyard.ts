@@ -6,6 +6,7 @@ import { initialState } from '../../queue/state.schema.ts';
 import type { QueueState } from '../../queue/state.ts';
 import { step } from '../../queue/step.ts';
 import { CiBreakdown } from '../ci-breakdown.ts';
+import type { EtaRecorder } from '../eta-calibration.ts';
 import type { QueuedPullRequest, QueuePolicy, QueueWorld, RunHandle } from '../policy.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface TrainyardPolicyOptions {
   name?: string;
   config: TrainyardConfigInput;
   seed: number;
+  /** Records each pull request's merge estimates as it enters (bench:eta). */
+  etas?: EtaRecorder;
 }
 
 export class TrainyardPolicy implements QueuePolicy {
@@ -54,7 +57,10 @@ export class TrainyardPolicy implements QueuePolicy {
     this.name = options.name ?? 'trainyard';
     this.state = initialState(trainyardConfigSchema.parse(options.config));
     this.ids = createSeededIdSource(options.seed);
+    this.etas = options.etas;
   }
+
+  private readonly etas: EtaRecorder | undefined;
 
   start(world: QueueWorld): void {
     this.world = world;
@@ -73,6 +79,8 @@ export class TrainyardPolicy implements QueuePolicy {
       commentId: ++this.comments,
       authorized: true,
     });
+    const at = this.world.now();
+    this.etas?.record(this.state, { number: pr.number, engineNow: new Date(EPOCH + at), epoch: EPOCH, at });
   }
 
   /** The engine's state now (for tests and reports). */
