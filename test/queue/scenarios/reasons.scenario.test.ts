@@ -207,7 +207,9 @@ describe('reasons', () => {
     const view = computePullRequestView(s.state, { number: 2, now: new Date(s.now) })!;
     expect(view.reasons).toEqual(reasonsOf(s).get(2));
     expect(view.estimated_time_of_merge).toBe('2026-11-02T09:20:00.000Z');
-    expect(view.estimated_time_of_merge_p90).toBe('2026-11-02T09:20:00.000Z');
+    // p90: two batches up to it may fail (the default 10 % failure rate until some are seen):
+    // P(none fails) = 0.81 < 0.9, so one failure's CI run (10 minutes) is allowed for.
+    expect(view.estimated_time_of_merge_p90).toBe('2026-11-02T09:30:00.000Z');
   });
 
   it('a leave says why and what to do next in the same vocabulary', () => {
