@@ -1,3 +1,4 @@
+import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
 import { computeEtaRange } from './eta.ts';
@@ -8,7 +9,6 @@ import {
 } from './memo.ts';
 import { laneKey } from './ordering.ts';
 import { queuePositionBand } from './position-band.ts';
-import { computeReasons, createReasonContext, type ReasonContext } from './reasons.ts';
 import { findKnownAncestor, recordDerived } from './record-history.ts';
 import type { Batch, Lane, PublishedCheckRun, QueueState, Session } from './state.ts';
 import { type Transition, withoutKey } from './transition.ts';
@@ -125,7 +125,7 @@ function computeQueuedDetails(
     session: Session;
     entry: LaneEntry;
     etaOf: (batch: Batch) => { p50: number | null; p90: number | null };
-    reasons: ReasonContext;
+    reasonsOf: (session: Session) => QueueReason[];
   },
 ): QueuedDetails {
   const { session, entry } = params;
@@ -159,7 +159,7 @@ function computeQueuedDetails(
     waitingFor: session.waitingForAhead,
     estimatedMergeAt: iso(eta.p50),
     estimatedMergeAtP90: iso(eta.p90),
-    reasons: computeReasons(params.reasons, session),
+    reasons: params.reasonsOf(session),
   };
 }
 
@@ -182,16 +182,24 @@ function putPublished(t: Transition, next: Published, keys: readonly string[]): 
   t.state = { ...t.state, checkRuns: next };
 }
 
-/** Publishes the check run of every queued pull request whose headline changed. */
-export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
+/**
+ * Publishes the check run of every queued pull request whose headline changed. `explain` gives
+ * the reasons (reasons.ts, passed in by the step so that this file does not depend on the rules
+ * the reasons read).
+ */
+export function planCheckRuns(
+  t: Transition,
+  byLane: ReadonlyMap<string, readonly Session[]>,
+  explain: (state: QueueState, now: Date) => (session: Session) => QueueReason[],
+): void {
   const changes: Record<string, PublishedCheckRun> = {};
   let changed = false;
   const { configErrors } = t.state;
   const found = findKnownAncestor(t.state.checkRuns, (version) => checkedAgainst.get(version));
   const last = found !== null && found.value.configErrors === configErrors ? found : null;
   const checked = new Map<string, ReadonlyMap<number, LaneEntry>>();
-  // Made when a first check run is published: the reasons' shared lookups (reasons.ts).
-  let reasons: ReasonContext | null = null;
+  // Made when a first check run is published: the reasons' shared lookups.
+  let reasonsOf: ((session: Session) => QueueReason[]) | null = null;
   // Lanes in key order: the memoized lane order depends on what came before (ordering.ts).
   for (const key of [...byLane.keys()].sort()) {
     const sessions = byLane.get(key)!;
@@ -220,8 +228,8 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       if (published?.title === headline) continue;
       const session = t.state.sessions[String(number)]!;
       const version = (published?.version ?? 0) + 1;
-      reasons ??= createReasonContext(t.state, t.now);
-      const queued = computeQueuedDetails(t, { session, entry, etaOf, reasons });
+      reasonsOf ??= explain(t.state, t.now);
+      const queued = computeQueuedDetails(t, { session, entry, etaOf, reasonsOf });
       t.effects.push({
         type: 'publish_check_run',
         key: `publish_check_run:${session.sessionId}:${version}`,

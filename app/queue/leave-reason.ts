@@ -1,5 +1,5 @@
+import type { LeaveCode } from '../../shared/schemas/event-outcome.ts';
 import { LEAVE_REASON_CODES, type QueueReasonCode } from '../../shared/schemas/queue-reason.schema.ts';
-import type { Leave } from './leave.ts';
 
 /*
  * Why a pull request left, in the reasons' vocabulary (shared/schemas/queue-reason.schema.ts),
@@ -30,7 +30,11 @@ const NEXT_ACTION: Partial<Record<QueueReasonCode, string>> = {
 };
 
 /** `reason_code` and `next_action` of a leave; a leave may name its own (the stall doctor's). */
-export function describeLeave(leave: Leave): { reason_code: QueueReasonCode; next_action: string | null } {
+export function describeLeave(leave: {
+  code: LeaveCode;
+  merged?: boolean;
+  reason?: { code: QueueReasonCode; nextAction: string | null };
+}): { reason_code: QueueReasonCode; next_action: string | null } {
   if (leave.reason !== undefined)
     return { reason_code: leave.reason.code, next_action: leave.reason.nextAction };
   const code = LEAVE_REASON_CODES[leave.code];

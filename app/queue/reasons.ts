@@ -2,12 +2,10 @@ import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
 import { batchReasons } from './batch-reasons.ts';
 import { computeFillDeadline, findLaneDepth } from './embark.ts';
 import { isFreezeActive, isFrozen } from './freeze.ts';
-import type { ReasonContext } from './reason-context.ts';
+import { createReasonContext, type ReasonContext } from './reason-context.ts';
 import { namedChecks } from './required-checks.ts';
 import type { Lane, QueueState, Session } from './state.ts';
 import { findLane } from './transition.ts';
-
-export { createReasonContext, type ReasonContext } from './reason-context.ts';
 
 /*
  * Why a queued pull request is where it is: a list of reasons in the vocabulary of
@@ -21,6 +19,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Unpause instructions: the API and the extension both pause and unpause. */
 const UNPAUSE =
   'An admin unpauses the queue (DELETE /v1/repos/{owner}/{repository}/merge-queue/pause) when merges may resume';
+
+/** The reasons of any queued pull request as of now, the shared lookups made once. */
+export function explainSessions(state: QueueState, now: Date): (session: Session) => QueueReason[] {
+  const context = createReasonContext(state, now);
+  return (session) => computeReasons(context, session);
+}
 
 /** Every reason the pull request of `session` is where it is, most important first. */
 export function computeReasons(context: ReasonContext, session: Session): QueueReason[] {

@@ -1,8 +1,6 @@
 import { computeCiQuantile, DEFAULT_CI_SECONDS } from './eta.ts';
-import { type Located, locateAllTesting } from './locate.ts';
-import { emit, stalledEvent } from './queue-events.ts';
+import { locateAllTesting } from './locate.ts';
 import { namedChecks } from './required-checks.ts';
-import { putTrial } from './results.ts';
 import type { QueueState, TestRun } from './state.ts';
 import type { Transition } from './transition.ts';
 
@@ -76,40 +74,6 @@ export function diagnoseMissingCheck(
     message: `Check ${check} never reported on ${where}, nor on any queued pull request's head`,
     nextAction: `Check that a workflow reports a check named exactly ${check} (merge_conditions name it), and that it runs on the merge queue's test branches (trainyard/merge-queue/**)`,
   };
-}
-
-/** Marks the tested commits that are stalled as of now, once each, with an event per pull request. */
-export function planStallDiagnosis(t: Transition): void {
-  const after = computeStallAfterSeconds(t.state) * 1000;
-  for (const found of locateAllTesting(t.state)) {
-    if (found.trial.phase !== 'testing' || found.trial.run.stalled !== undefined) continue;
-    const { run } = found.trial;
-    if (Date.parse(run.startedAt) + after > t.now.getTime()) continue;
-    const missing = findMissingChecks(t.state, { queueName: found.batch.queueName, run });
-    if (missing.length === 0) continue;
-    const stalled: TestRun = { ...run, stalled: { checks: missing, at: t.nowIso } };
-    putTrial(t, found, { ...found.trial, run: stalled });
-    emitStalled(t, found, stalled, after / 1000);
-  }
-}
-
-function emitStalled(t: Transition, found: Located, run: TestRun, afterSeconds: number): void {
-  const numbers = found.sub === null ? found.batch.numbers : found.batch.numbers.slice(0, found.sub.length);
-  const diagnoses = (run.stalled?.checks ?? []).map((check) => diagnoseMissingCheck(t.state, { check, run }));
-  for (const number of numbers) {
-    const session = t.state.sessions[String(number)];
-    if (session === undefined) continue;
-    emit(
-      t,
-      stalledEvent(t, session, {
-        partition: found.lane.partition,
-        trainCarId: found.sub?.id ?? found.batch.id,
-        startedAt: run.startedAt,
-        afterSeconds: Math.round(afterSeconds),
-        diagnoses,
-      }),
-    );
-  }
 }
 
 /** When each tested commit still missing a required check becomes stalled (for the wake-up). */

@@ -5,10 +5,11 @@ import type {
   QueuedPullRequest,
   Batch as StatusBatch,
 } from '../../shared/schemas/merge-queue.schema.ts';
+import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
 import { computeCiQuantile, computeEtaRange, createSessionEtas } from './eta.ts';
 import { isFrozen } from './freeze.ts';
 import { computeEmbarked, orderSessions } from './ordering.ts';
-import { computeReasons, createReasonContext, type ReasonContext } from './reasons.ts';
+import { explainSessions } from './reasons.ts';
 import { namedChecks } from './required-checks.ts';
 import type { Batch, Lane, QueueState, Session, SubBatch, TestRun, Trial } from './state.ts';
 
@@ -28,7 +29,7 @@ export function computeMergeQueueStatus(
     now: params.now,
     etaOf: createSessionEtas(state, { now: params.now }),
     etaP90Of: createSessionEtas(state, { now: params.now, quantile: 0.9 }),
-    reasons: createReasonContext(state, params.now),
+    reasonsOf: explainSessions(state, params.now),
   };
   for (const lane of lanes) {
     scope_queues[lane.partition] = lane.batches.map((b) => b.id);
@@ -64,7 +65,7 @@ interface Context {
   etaOf: (session: Session) => number | null;
   /** The same at p90 of the CI durations. */
   etaP90Of: (session: Session) => number | null;
-  reasons: ReasonContext;
+  reasonsOf: (session: Session) => QueueReason[];
 }
 
 /** How long a failed effect shows in the status (the outbox row and the log keep it longer). */
@@ -305,7 +306,7 @@ function projectPullRequest(context: Context, number: number): QueuedPullRequest
       scopes: session.partitions,
       estimated_merge_at: iso(context.etaOf(session)),
       estimated_merge_at_p90: iso(context.etaP90Of(session)),
-      reasons: computeReasons(context.reasons, session),
+      reasons: context.reasonsOf(session),
     },
   ];
 }

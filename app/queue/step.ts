@@ -24,9 +24,10 @@ import { handleMergeCompleted, handleMergeFailed, planMerges } from './merge.ts'
 import { orderSessionsByLane } from './ordering.ts';
 import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
+import { explainSessions } from './reasons.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
 import { summarizeSessions } from './sessions-summary.ts';
-import { planStallDiagnosis } from './stall.ts';
+import { planStallDiagnosis } from './stall-doctor.ts';
 import type { QueueState } from './state.ts';
 import { planPreparationRetries, planTimeouts, planWakeUp } from './timeouts.ts';
 import {
@@ -209,7 +210,7 @@ const SETTLE: readonly SettlePhase[] = [
   {
     name: 'publish check runs',
     why: 'titles from the lanes and queue order as this step leaves them (they only report)',
-    run: (t) => planCheckRuns(t, orderSessionsByLane(t.state)),
+    run: (t) => planCheckRuns(t, orderSessionsByLane(t.state), explainSessions),
   },
   {
     name: 'ask for a wake-up',
