@@ -35,6 +35,11 @@ export const testRunSchema = z.strictObject({
    * of it, has merged (integrity.ts). Absent when unknown (tested in place).
    */
   trees: z.array(z.string().nullable()).optional(),
+  /**
+   * The stall doctor's finding (stall.ts): required checks that had not reported on this commit
+   * long after CI usually ends, and when that was found. Absent until then; reported once.
+   */
+  stalled: z.strictObject({ checks: z.array(z.string()).min(1), at: iso }).optional(),
 });
 
 const attempt = z.int().min(1);

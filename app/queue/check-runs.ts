@@ -1,6 +1,7 @@
+import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import type { BatchPhase, QueuedDetails } from './effects.ts';
-import { computeBatchEtas } from './eta.ts';
+import { computeEtaRange } from './eta.ts';
 import {
   checkedHeadlines as checkedAgainst,
   headlines as headlineMemo,
@@ -29,7 +30,10 @@ function describeHeadline(
   const paused = state.pause.paused ? 'paused ' : '';
   if (batch !== undefined) {
     if (isMergedIn(batch, session.number)) return `${paused}merged`;
-    return `${paused}${batchPhase(batch)} ${batch.name}`;
+    // A stall the doctor found changes what the check run says: publish it again.
+    const stalled =
+      batch.phase === 'trial' && batch.trial.phase === 'testing' && batch.trial.run.stalled !== undefined;
+    return `${paused}${batchPhase(batch)} ${batch.name}${stalled ? ' stalled' : ''}`;
   }
   if (session.waitingForAhead !== null) return `${paused}waiting_for ${session.waitingForAhead.join(',')}`;
   return `${paused}waiting ${queuePositionBand(position).from} ${session.queueName}`;
@@ -117,10 +121,16 @@ function batchPhase(batch: Batch): BatchPhase {
 /** The summary's facts, computed only for check runs that are published. */
 function computeQueuedDetails(
   t: Transition,
-  params: { session: Session; entry: LaneEntry; etaOf: (batch: Batch) => number | null },
+  params: {
+    session: Session;
+    entry: LaneEntry;
+    etaOf: (batch: Batch) => { p50: number | null; p90: number | null };
+    reasonsOf: (session: Session) => QueueReason[];
+  },
 ): QueuedDetails {
   const { session, entry } = params;
-  const eta = entry.batch === undefined ? null : params.etaOf(entry.batch);
+  const eta = entry.batch === undefined ? { p50: null, p90: null } : params.etaOf(entry.batch);
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     kind: 'queued',
     queueName: session.queueName,
@@ -147,7 +157,9 @@ function computeQueuedDetails(
           },
     paused: t.state.pause.paused,
     waitingFor: session.waitingForAhead,
-    estimatedMergeAt: eta === null ? null : new Date(eta).toISOString(),
+    estimatedMergeAt: iso(eta.p50),
+    estimatedMergeAtP90: iso(eta.p90),
+    reasons: params.reasonsOf(session),
   };
 }
 
@@ -170,14 +182,24 @@ function putPublished(t: Transition, next: Published, keys: readonly string[]): 
   t.state = { ...t.state, checkRuns: next };
 }
 
-/** Publishes the check run of every queued pull request whose headline changed. */
-export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonly Session[]>): void {
+/**
+ * Publishes the check run of every queued pull request whose headline changed. `explain` gives
+ * the reasons (reasons.ts, passed in by the step so that this file does not depend on the rules
+ * the reasons read).
+ */
+export function planCheckRuns(
+  t: Transition,
+  byLane: ReadonlyMap<string, readonly Session[]>,
+  explain: (state: QueueState, now: Date) => (session: Session) => QueueReason[],
+): void {
   const changes: Record<string, PublishedCheckRun> = {};
   let changed = false;
   const { configErrors } = t.state;
   const found = findKnownAncestor(t.state.checkRuns, (version) => checkedAgainst.get(version));
   const last = found !== null && found.value.configErrors === configErrors ? found : null;
   const checked = new Map<string, ReadonlyMap<number, LaneEntry>>();
+  // Made when a first check run is published: the reasons' shared lookups.
+  let reasonsOf: ((session: Session) => QueueReason[]) | null = null;
   // Lanes in key order: the memoized lane order depends on what came before (ordering.ts).
   for (const key of [...byLane.keys()].sort()) {
     const sessions = byLane.get(key)!;
@@ -189,12 +211,10 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       batches: [],
     };
     // ETAs of the lane's batches, computed once and only if a check run of the lane changed.
-    let etas: Map<string, number | null> | null = null;
+    let etas: Map<string, { p50: number | null; p90: number | null }> | null = null;
     const etaOf = (batch: Batch) => {
-      etas ??= new Map(
-        computeBatchEtas(t.state, lane, { now: t.now }).map((eta, i) => [lane.batches[i]!.id, eta]),
-      );
-      return etas.get(batch.id) ?? null;
+      etas ??= new Map(computeEtaRange(t.state, lane, t.now).map((eta, i) => [lane.batches[i]!.id, eta]));
+      return etas.get(batch.id) ?? { p50: null, p90: null };
     };
     const headlines = computeLaneHeadlines(t.state, lane, sessions);
     checked.set(key, headlines);
@@ -208,7 +228,8 @@ export function planCheckRuns(t: Transition, byLane: ReadonlyMap<string, readonl
       if (published?.title === headline) continue;
       const session = t.state.sessions[String(number)]!;
       const version = (published?.version ?? 0) + 1;
-      const queued = computeQueuedDetails(t, { session, entry, etaOf });
+      reasonsOf ??= explain(t.state, t.now);
+      const queued = computeQueuedDetails(t, { session, entry, etaOf, reasonsOf });
       t.effects.push({
         type: 'publish_check_run',
         key: `publish_check_run:${session.sessionId}:${version}`,

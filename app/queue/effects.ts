@@ -1,3 +1,4 @@
+import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
 import type { ConfigError } from '../config/config-error.ts';
 import type { CommandReceived } from './inputs.ts';
 import type { PositionBand } from './position-band.ts';
@@ -133,6 +134,10 @@ export interface QueuedDetails {
   waitingFor: number[] | null;
   /** Of its batch, RFC 3339; null while it waits, while paused or frozen. */
   estimatedMergeAt: string | null;
+  /** The p90 of the same estimate (eta.ts); absent in check runs published before it existed. */
+  estimatedMergeAtP90?: string | null;
+  /** Why it is where it is (reasons.ts); absent in check runs published before they existed. */
+  reasons?: QueueReason[];
 }
 
 /** Out of the queue: merged, or left with a leave code and what the event log says of why. */
@@ -141,6 +146,8 @@ export interface LeftDetails {
   merged: boolean;
   code: string;
   detail: string | null;
+  /** What to do next (leave-reason.ts); absent in check runs published before it existed. */
+  nextAction?: string | null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { computeLaneDepth } from './adaptive.ts';
 import { computeBatchSize } from './embark.ts';
 import { isFrozen } from './freeze.ts';
 import { laneKey, orderWaiting } from './ordering.ts';
@@ -46,6 +47,7 @@ export function computeBatchEtas(
   const now = params.now.getTime();
   const ciMs = (params.ciSeconds ?? computeCiQuantile(state, params.quantile ?? 0.5)) * 1000;
   let previous: number | null = now;
+  let untested = 0;
   return lane.batches.map((batch) => {
     if (previous === null || state.pause.paused) return null;
     const pending =
@@ -54,10 +56,42 @@ export function computeBatchEtas(
       previous = null;
       return null;
     }
+    if (!isPassed(batch)) untested++;
     const estimate: number = Math.max(now, previous, readyAt(batch, now, ciMs));
     previous = estimate;
-    return estimate;
+    return estimate + computeFailureAllowance(state, { untested, quantile: params.quantile, ciMs });
   });
+}
+
+function isPassed(batch: Batch): boolean {
+  return batch.phase === 'merging' || (batch.phase === 'trial' && batch.trial.phase === 'passed');
+}
+
+/**
+ * Above the median, the time failures ahead cost: every batch not yet passed up to this one may
+ * fail (observed failure rate), and each failure sends what is behind it to be tested again, one
+ * more CI run. The allowance is the q-quantile of that count (binomial) times the CI duration.
+ * The median itself assumes no failure, as the status's estimated_merge_at always has.
+ */
+export function computeFailureAllowance(
+  state: QueueState,
+  params: { untested: number; quantile: number | undefined; ciMs: number },
+): number {
+  const q = params.quantile ?? 0.5;
+  if (q <= 0.5 || params.untested === 0) return 0;
+  const f = computeFailureRate(state);
+  const n = params.untested;
+  if (f >= 1) return n * params.ciMs;
+  // Smallest m with P(Binomial(n, f) <= m) >= q.
+  let probability = (1 - f) ** n;
+  let cumulative = probability;
+  let m = 0;
+  while (cumulative < q && m < n) {
+    probability *= ((n - m) / (m + 1)) * (f / (1 - f));
+    m++;
+    cumulative += probability;
+  }
+  return m * params.ciMs;
 }
 
 /** A range rather than a point: p50 and p90 of recent CI durations, chained the same way. */
@@ -124,7 +158,12 @@ export function computeWaitingEtas(
   const line = [...(params.batchEtas ?? computeBatchEtas(state, lane, params))];
   if (state.pause.paused || line.some((eta) => eta === null)) return waiting.map(() => null);
   const ciMs = computeCiQuantile(state, params.quantile ?? 0.5) * 1000;
-  const slots = state.config.merge_queue.max_parallel_checks;
+  // The batches the lane tests at once: max_parallel_checks, or with mode adaptive what its queue gives.
+  const queued = waiting.length + lane.batches.reduce((sum, b) => sum + b.numbers.length, 0);
+  const slots = computeLaneDepth(state.config, queued).depth;
+  let untested = lane.batches.filter((b) => !isPassed(b)).length;
+  const allowance = (count: number) =>
+    computeFailureAllowance(state, { untested: count, quantile: params.quantile, ciMs });
   const backlog = new Map<string, number>();
   for (const s of waiting) backlog.set(s.queueName, (backlog.get(s.queueName) ?? 0) + 1);
   const etas: (number | null)[] = [];
@@ -151,7 +190,9 @@ export function computeWaitingEtas(
       start = Math.max(start, oldest + rule.batch_max_wait_time * 1000);
     }
     const previous = (line.at(-1) as number | undefined) ?? now;
-    const eta = Math.max(now, previous, start + ciMs);
+    // The line ahead already carries the failure allowance of its batches: add this batch's share.
+    untested++;
+    const eta = Math.max(now, previous, start + ciMs) + allowance(untested) - allowance(untested - 1);
     line.push(eta);
     etas.push(...members.map(() => eta));
   }
@@ -166,7 +207,7 @@ export function computeWaitingEtas(
  */
 export function createSessionEtas(
   state: QueueState,
-  params: { now: Date },
+  params: { now: Date; quantile?: number },
 ): (session: Session) => number | null {
   const lanes = new Map<string, Map<number, number | null>>();
   const etasOf = (base: string, partition: string) => {

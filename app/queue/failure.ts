@@ -6,6 +6,7 @@ import { leaveQueue } from './leave.ts';
 import { toCheck } from './queue-events.ts';
 import { repeatUntilDone } from './repeat.ts';
 import { decideRetry, retryBatch } from './retries.ts';
+import { describeStalledLeave } from './stall.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
 import { currentLane, putLane, type Transition } from './transition.ts';
@@ -106,12 +107,17 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
     checks: run.checks,
     now: t.now,
   });
+  // A timeout the stall doctor saw coming: the leave names the missing check and its fix.
+  const stalled = timedOut && run.stalled !== undefined ? describeStalledLeave(t.state, run) : undefined;
   for (const number of batch.numbers) {
     leaveQueue(t, number, {
       code,
-      detail,
+      detail: stalled === undefined ? detail : `${detail}: ${stalled.message}`,
       evaluation: evaluations[String(number)] ?? null,
       checks: run.checks.map(toCheck),
+      ...(stalled === undefined
+        ? {}
+        : { reason: { code: 'check_never_reported', nextAction: stalled.nextAction } }),
     });
   }
   return 'dropped';

@@ -1,9 +1,11 @@
 import type { LeaveCode } from '../../shared/schemas/event-outcome.ts';
 import type { AbortCode, Check } from '../../shared/schemas/event-parts.schema.ts';
+import type { QueueReasonCode } from '../../shared/schemas/queue-reason.schema.ts';
 import { computeConditionsOutcome, type EvaluationTree } from '../config/conditions/evaluate-conditions.ts';
 import { abortBatchesFrom } from './abort.ts';
 import { dropCheckRun, nextCheckRunVersion } from './check-runs.ts';
 import { computeFacts } from './facts.ts';
+import { describeLeave } from './leave-reason.ts';
 import { emit, headChecks, leaveEvent } from './queue-events.ts';
 import type { Session } from './state.ts';
 import { dropSession, findSession, lanesOf, type Transition } from './transition.ts';
@@ -16,6 +18,8 @@ export interface Leave {
   evaluation?: EvaluationTree | null;
   /** Defaults to the checks on the pull request's head. */
   checks?: Check[];
+  /** Why, in the reasons' vocabulary, when the leave code alone says less (leave-reason.ts). */
+  reason?: { code: QueueReasonCode; nextAction: string | null };
 }
 
 /**
@@ -32,6 +36,7 @@ export function leaveQueue(t: Transition, number: number, leave: Leave): void {
     leaveEvent(t, session, {
       code: leave.code,
       ...(leave.detail === undefined ? {} : { detail: leave.detail }),
+      ...describeLeave(leave),
       merged: leave.merged ?? false,
       evaluation: leave.evaluation === undefined ? queueConditionsEvaluation(t, session) : leave.evaluation,
       checks: leave.checks ?? headChecks(pr),
@@ -79,6 +84,12 @@ function publishLeaveCheckRun(t: Transition, session: Session, leave: Leave): vo
     headSha: t.state.pullRequests[String(session.number)]?.headSha ?? session.headSha,
     status: 'completed',
     conclusion: merged ? 'success' : leave.code === 'PR_MANUALLY_DEQUEUED' ? 'cancelled' : 'failure',
-    details: { kind: 'left', merged, code: leave.code, detail: leave.detail ?? null },
+    details: {
+      kind: 'left',
+      merged,
+      code: leave.code,
+      detail: leave.detail ?? null,
+      nextAction: describeLeave(leave).next_action,
+    },
   });
 }

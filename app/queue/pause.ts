@@ -17,7 +17,7 @@ function isCancellable(batch: Batch): boolean {
  */
 export function handlePauseSet(t: Transition, input: PauseSet): void {
   const since = t.state.pause.paused ? t.state.pause.since : t.nowIso;
-  t.state = { ...t.state, pause: { paused: true, reason: input.reason, since } };
+  t.state = { ...t.state, pause: { paused: true, reason: input.reason, since, by: input.by.name } };
   for (const lane of t.state.lanes) {
     const index = lane.batches.findIndex(isCancellable);
     if (index < 0) continue;

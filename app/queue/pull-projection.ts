@@ -10,6 +10,7 @@ import { createSessionEtas } from './eta.ts';
 import { computeTestedFacts } from './facts.ts';
 import { laneKey, orderSessionsByLane } from './ordering.ts';
 import { toCheck } from './queue-events.ts';
+import { explainSessions } from './reasons.ts';
 import type { Batch, Lane, QueueState, Session, TestRun } from './state.ts';
 import { lastCompletion } from './status-projection.ts';
 import { findLane, lanesOf } from './transition.ts';
@@ -34,11 +35,14 @@ export function computePullRequestView(
     batches: [],
   };
   const eta = createSessionEtas(state, { now })(session);
+  const etaP90 = createSessionEtas(state, { now, quantile: 0.9 })(session);
   const test = findTest(state, { lane, number, now });
   return {
     number,
     queued_at: session.queuedAt,
     estimated_time_of_merge: eta === null ? null : new Date(eta).toISOString(),
+    estimated_time_of_merge_p90: etaP90 === null ? null : new Date(etaP90).toISOString(),
+    reasons: explainSessions(state, now)(session),
     position: computePosition(state, lane, session),
     priority_rule_name: session.priorityRuleName,
     queue_rule_name: session.queueName,

@@ -7,6 +7,7 @@ import {
   type ConditionEvaluation,
   checkStates,
 } from '../../shared/schemas/event-parts.schema.ts';
+import type { QueueReasonCode } from '../../shared/schemas/queue-reason.schema.ts';
 import type { EvaluationTree } from '../config/conditions/evaluate-conditions.ts';
 import type { CheckReport, PullRequestSnapshot } from './inputs.ts';
 import type { Session } from './state.ts';
@@ -111,6 +112,9 @@ export function enterEvent(t: Transition, s: Session): NewEvent {
 export interface LeaveDetails {
   code: LeaveCode;
   detail?: string;
+  /** The reasons' vocabulary (leave-reason.ts). */
+  reason_code: QueueReasonCode;
+  next_action: string | null;
   merged: boolean;
   evaluation: EvaluationTree | null;
   checks: Check[];
@@ -122,6 +126,8 @@ export function leaveEvent(t: Transition, s: Session, leave: LeaveDetails): NewE
     h === undefined ? 0 : h.seconds + (h.since === null ? 0 : secondsBetween(h.since, t.now));
   return envelope(t, 'action.queue.leave', subject(s), {
     reason: renderLeaveReason(leave.code, leave.detail),
+    reason_code: leave.reason_code,
+    next_action: leave.next_action,
     merged: leave.merged,
     queue_name: s.queueName,
     branch: s.base,
@@ -215,4 +221,35 @@ export function checksNotStartedEvent(
 
 export function freezeEvent(t: Transition, event: NewEvent): NewEvent {
   return { ...event, received_at: t.nowIso };
+}
+
+/** The stall doctor found required checks missing on a tested commit (stall.ts). */
+export function stalledEvent(
+  t: Transition,
+  s: Session,
+  stall: {
+    partition: string;
+    trainCarId: string;
+    startedAt: string;
+    afterSeconds: number;
+    diagnoses: readonly { check: string; reportsOnHeads: number[]; message: string; nextAction: string }[];
+  },
+): NewEvent {
+  return envelope(t, 'action.queue.checks_stalled', subject(s), {
+    branch: s.base,
+    partition_name: stall.partition,
+    priority_rule_name: s.priorityRuleName,
+    queue_name: s.queueName,
+    queued_at: s.queuedAt,
+    train_car_id: stall.trainCarId,
+    checks_started_at: stall.startedAt,
+    stalled_after_seconds: stall.afterSeconds,
+    missing_checks: stall.diagnoses.map((d) => ({
+      name: d.check,
+      reported_on_pull_requests: d.reportsOnHeads,
+      message: d.message,
+      next_action: d.nextAction,
+    })),
+    session_id: s.sessionId,
+  });
 }

@@ -118,7 +118,13 @@ export const baseBranchSchema = z.strictObject({
 
 export const pauseSchema = z.discriminatedUnion('paused', [
   z.strictObject({ paused: z.literal(false) }),
-  z.strictObject({ paused: z.literal(true), reason: z.string(), since: iso }),
+  z.strictObject({
+    paused: z.literal(true),
+    reason: z.string(),
+    since: iso,
+    /** Who paused it last (the reasons name them); absent in states stored before it was kept. */
+    by: z.string().optional(),
+  }),
 ]);
 
 export const freezeSchema = z.strictObject({

@@ -5,11 +5,13 @@ import type {
   QueuedPullRequest,
   Batch as StatusBatch,
 } from '../../shared/schemas/merge-queue.schema.ts';
-import type { ConditionNode } from '../config/conditions/condition.ts';
-import { computeBatchEtas, computeCiQuantile, createSessionEtas } from './eta.ts';
+import type { QueueReason } from '../../shared/schemas/queue-reason.schema.ts';
+import { computeCiQuantile, computeEtaRange, createSessionEtas } from './eta.ts';
 import { isFrozen } from './freeze.ts';
 import { projectMergeIntegrity } from './integrity-projection.ts';
 import { computeEmbarked, orderSessions } from './ordering.ts';
+import { explainSessions } from './reasons.ts';
+import { namedChecks } from './required-checks.ts';
 import type { Batch, Lane, QueueState, Session, SubBatch, TestRun, Trial } from './state.ts';
 
 /**
@@ -23,12 +25,20 @@ export function computeMergeQueueStatus(
   const lanes = state.lanes.filter((lane) => lane.base === params.base);
   const scope_queues: Record<string, string[]> = {};
   const batches: StatusBatch[] = [];
-  const context: Context = { state, now: params.now, etaOf: createSessionEtas(state, { now: params.now }) };
+  const context: Context = {
+    state,
+    now: params.now,
+    etaOf: createSessionEtas(state, { now: params.now }),
+    etaP90Of: createSessionEtas(state, { now: params.now, quantile: 0.9 }),
+    reasonsOf: explainSessions(state, params.now),
+  };
   for (const lane of lanes) {
     scope_queues[lane.partition] = lane.batches.map((b) => b.id);
-    const etas = computeBatchEtas(state, lane, { now: params.now });
+    const etas = computeEtaRange(state, lane, params.now);
     lane.batches.forEach((batch, index) => {
-      batches.push(projectBatch(context, { lane, batch, index, eta: etas[index] ?? null }));
+      batches.push(
+        projectBatch(context, { lane, batch, index, eta: etas[index] ?? { p50: null, p90: null } }),
+      );
     });
   }
   const sessions = Object.values(state.sessions).filter((s) => s.base === params.base);
@@ -55,6 +65,9 @@ interface Context {
   now: Date;
   /** A queued pull request's estimated merge instant (eta.ts), lanes estimated once. */
   etaOf: (session: Session) => number | null;
+  /** The same at p90 of the CI durations. */
+  etaP90Of: (session: Session) => number | null;
+  reasonsOf: (session: Session) => QueueReason[];
 }
 
 /** How long a failed effect shows in the status (the outbox row and the log keep it longer). */
@@ -78,7 +91,7 @@ function projectFailedEffects(state: QueueState, now: Date): { failed_effects?: 
 
 function projectBatch(
   context: Context,
-  params: { lane: Lane; batch: Batch; index: number; eta: number | null },
+  params: { lane: Lane; batch: Batch; index: number; eta: { p50: number | null; p90: number | null } },
 ): StatusBatch {
   const { state, now } = context;
   const { lane, batch, index, eta } = params;
@@ -91,7 +104,8 @@ function projectBatch(
     name: batch.name,
     status: { code: computeStatusCode(state, { batch, isHead: index === 0, now }) },
     started_at: run?.startedAt ?? null,
-    estimated_merge_at: eta === null ? null : new Date(eta).toISOString(),
+    estimated_merge_at: iso(eta.p50),
+    estimated_merge_at_p90: iso(eta.p90),
     ...projectCiTimes(context, { queueName: batch.queueName, timing: timingOf(batch) }),
     scopes: [lane.partition],
     queue_rule_name: batch.queueName,
@@ -131,6 +145,7 @@ function projectSubBatch(
     status: { code: trialCode(sub.trial, false) },
     started_at: run?.startedAt ?? null,
     estimated_merge_at: null,
+    estimated_merge_at_p90: null,
     ...projectCiTimes(context, { queueName: batch.queueName, timing: timingOfTrial(sub.trial) }),
     scopes: [lane.partition],
     queue_rule_name: batch.queueName,
@@ -273,16 +288,6 @@ function summarize(
   return { passed: checks.filter((c) => isPassing(c.state)).length, total: checks.length + awaited.length };
 }
 
-/** The check names `check-…=name` conditions name, anywhere in the tree. */
-function namedChecks(nodes: readonly ConditionNode[], names = new Set<string>()): Set<string> {
-  for (const node of nodes) {
-    if (node.kind === 'and' || node.kind === 'or') namedChecks(node.conditions, names);
-    else if (node.kind === 'not') namedChecks([node.condition], names);
-    else if (node.kind === 'equality' && node.attribute.startsWith('check-')) names.add(node.value);
-  }
-  return names;
-}
-
 function projectPullRequest(context: Context, number: number): QueuedPullRequest[] {
   const { state } = context;
   const session = state.sessions[String(number)];
@@ -302,6 +307,8 @@ function projectPullRequest(context: Context, number: number): QueuedPullRequest
       github_labels: pr.labels.map((l) => ({ id: l.id, name: l.name, color: l.color, default: l.default })),
       scopes: session.partitions,
       estimated_merge_at: iso(context.etaOf(session)),
+      estimated_merge_at_p90: iso(context.etaP90Of(session)),
+      reasons: context.reasonsOf(session),
     },
   ];
 }

@@ -25,8 +25,10 @@ import { handleMergeCompleted, handleMergeFailed, planMerges } from './merge.ts'
 import { orderSessionsByLane } from './ordering.ts';
 import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
+import { explainSessions } from './reasons.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
 import { summarizeSessions } from './sessions-summary.ts';
+import { planStallDiagnosis } from './stall-doctor.ts';
 import type { QueueState } from './state.ts';
 import { planPreparationRetries, planTimeouts, planWakeUp } from './timeouts.ts';
 import {
@@ -155,6 +157,11 @@ const SETTLE: readonly SettlePhase[] = [
     run: planTimeouts,
   },
   {
+    name: 'diagnose stalls',
+    why: 'after the timeouts: a run timed out by now has failed, it is not stalled; it only reports, so nothing later depends on it',
+    run: planStallDiagnosis,
+  },
+  {
     name: 'retry test branch preparations',
     why: 'like timeouts, a back-off over by now: the request goes out before this step judges (and may abort) its batch',
     run: planPreparationRetries,
@@ -212,7 +219,7 @@ const SETTLE: readonly SettlePhase[] = [
   {
     name: 'publish check runs',
     why: 'titles from the lanes and queue order as this step leaves them (they only report)',
-    run: (t) => planCheckRuns(t, orderSessionsByLane(t.state)),
+    run: (t) => planCheckRuns(t, orderSessionsByLane(t.state), explainSessions),
   },
   {
     name: 'ask for a wake-up',

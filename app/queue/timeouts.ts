@@ -5,6 +5,7 @@ import { computeNextFreezeChange } from './freeze.ts';
 import { locateAllTesting } from './locate.ts';
 import { orderSessionsByLane } from './ordering.ts';
 import { decideTrialResult, putTrial } from './results.ts';
+import { computeStallDeadlines } from './stall.ts';
 import type { Batch, Lane, SubBatch, Trial } from './state.ts';
 import { findLane, type Transition } from './transition.ts';
 
@@ -76,6 +77,7 @@ export function computeDeadlines(t: Transition): number[] {
     }
   }
   deadlines.push(...computeFillDeadlines(t));
+  deadlines.push(...computeStallDeadlines(t));
   const freeze = computeNextFreezeChange(t.state, t.now);
   if (freeze !== null) deadlines.push(freeze);
   if (Object.keys(t.state.sessions).length > 0) {

@@ -10,10 +10,13 @@ import {
   countSchema,
   pullRequestNumberSchema,
 } from './event-parts.schema.ts';
+import { queueReasonCodeSchema } from './queue-reason.schema.ts';
 
 /*
  * Metadata of the `action.queue.*` events, as in Mergify's v1 event log: exactly its fields, all
- * required; the fields it gives as "or null" are nullable, the others are not.
+ * required; the fields it gives as "or null" are nullable, the others are not. Ours beyond it:
+ * the leave's `reason_code` and `next_action` (optional: older stored events lack them) and the
+ * `action.queue.checks_stalled` event (docs/api.md, "Reasons").
  */
 
 const queueName = z.string().describe('Merge queue (queue rule) name');
@@ -107,6 +110,40 @@ export const checksNotStartedMetadataSchema = z
   })
   .describe('Checks could not be started (they are retried)');
 
+export const checksStalledMetadataSchema = z
+  .strictObject({
+    branch,
+    partition_name: partitionName,
+    priority_rule_name: priorityRuleName,
+    queue_name: queueName,
+    queued_at: queuedAt,
+    train_car_id: uuidSchema.describe('The batch or bisection probe whose tested commit is stalled'),
+    checks_started_at: z.string().describe('When its checks started'),
+    stalled_after_seconds: countSchema.describe(
+      "How long after the start a missing check counts as stalled: 1.5 × the p90 of the repository's recent CI durations, at least 120 s",
+    ),
+    missing_checks: z
+      .array(
+        z.strictObject({
+          name: z
+            .string()
+            .describe('A check the merge conditions need that never reported on the tested commit'),
+          reported_on_pull_requests: z
+            .array(z.int().min(1))
+            .describe(
+              'Queued pull requests whose head reported it (up to 5): CI runs it, but not for the queue',
+            ),
+          message: z.string(),
+          next_action: z.string().describe('The likely fix'),
+        }),
+      )
+      .min(1),
+    session_id: sessionId,
+  })
+  .describe(
+    'A required check never reported on the tested commit, long after CI usually ends (the stall doctor)',
+  );
+
 export const checksStartMetadataSchema = z
   .strictObject({
     branch,
@@ -156,6 +193,16 @@ export const queueLeaveMetadataSchema = z
     reason: z
       .string()
       .describe('Why it left: a code (`PR_MERGED` or an abort code), then ": " and a human explanation'),
+    reason_code: queueReasonCodeSchema
+      .optional()
+      .describe(
+        'Why it left, in the reasons\' vocabulary (docs/api.md, "Reasons"); absent on events recorded before it existed',
+      ),
+    next_action: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('What to do next (null: nothing, e.g. merged); absent on events recorded before it existed'),
     merged: z.boolean().describe('Whether the pull request was merged'),
     queue_name: queueName,
     branch,

@@ -24,6 +24,7 @@ export const eventTypes = [
   'action.queue.checks.change',
   'action.queue.checks_end',
   'action.queue.checks_not_started',
+  'action.queue.checks_stalled',
   'action.queue.checks_start',
   'action.queue.enter',
   'action.queue.leave',

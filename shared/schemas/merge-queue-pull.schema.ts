@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTimeSchema, integerQuery, repoParamsSchema } from './common.schema.ts';
 import { checkSchema } from './event-parts.schema.ts';
+import { queueReasonSchema } from './queue-reason.schema.ts';
 
 /*
  * One queued pull request, Mergify's v1 shapes (docs/api.md, "One pull request"): its place in
@@ -74,7 +75,17 @@ export const mergeQueuePullRequestSchema = z
   .object({
     number: z.int().min(1),
     queued_at: dateTimeSchema,
-    estimated_time_of_merge: dateTimeSchema.nullable().describe('null while no estimate can be given'),
+    estimated_time_of_merge: dateTimeSchema
+      .nullable()
+      .describe('The median estimate (p50); null while no estimate can be given'),
+    estimated_time_of_merge_p90: dateTimeSchema
+      .nullable()
+      .describe(
+        'The late estimate: 9 in 10 pull requests should have merged by then (p90); null with estimated_time_of_merge',
+      ),
+    reasons: z
+      .array(queueReasonSchema)
+      .describe('Why it is where it is (docs/api.md, "Reasons"), most important first'),
     position: z
       .int()
       .min(0)

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTimeSchema, storableText, uuidSchema } from './common.schema.ts';
 import { DEFAULT_PARTITION_NAME } from './default-names.ts';
+import { queueReasonSchema } from './queue-reason.schema.ts';
 
 export const pauseRecordSchema = z
   .object({
@@ -44,8 +45,16 @@ export const queuedPullRequestSchema = z
     estimated_merge_at: dateTimeSchema
       .nullable()
       .describe(
-        'When it should merge: its batch, or the batches it should wait for and join; null while none can be given',
+        'When it should merge (the median, p50): its batch, or the batches it should wait for and join; null while none can be given',
       ),
+    estimated_merge_at_p90: dateTimeSchema
+      .nullable()
+      .describe(
+        'A late estimate: 9 in 10 pull requests should have merged by then (p90); null with estimated_merge_at',
+      ),
+    reasons: z
+      .array(queueReasonSchema)
+      .describe('Why it is where it is (docs/api.md, "Reasons"), most important first'),
   })
   .describe('A pull request in the merge queue');
 
@@ -78,6 +87,7 @@ export interface Batch {
   status: { code: BatchStatusCode };
   started_at: string | null;
   estimated_merge_at: string | null;
+  estimated_merge_at_p90: string | null;
   estimated_ci_finish_at: string | null;
   ci_finished_at: string | null;
   checks_timeout_at: string | null;
@@ -111,7 +121,10 @@ export const batchSchema: z.ZodType<Batch> = z
     started_at: dateTimeSchema.nullable().describe('When its checks started; null before'),
     estimated_merge_at: dateTimeSchema
       .nullable()
-      .describe('null while no estimate can be given (e.g. frozen)'),
+      .describe('The median estimate (p50); null while no estimate can be given (e.g. frozen)'),
+    estimated_merge_at_p90: dateTimeSchema
+      .nullable()
+      .describe('The late estimate (p90); null with estimated_merge_at'),
     estimated_ci_finish_at: dateTimeSchema
       .nullable()
       .describe('When its checks should end; null before it is made or once they ended'),

@@ -318,6 +318,8 @@ describe('the pause goes through the engine', () => {
       paused: true,
       reason: 'release freeze',
       since: clock.toISOString(),
+      // The application key that paused: the reasons say who paused.
+      by: 'oncall',
     });
     const state = await engineState(repo.id);
     expect(state.lanes.flatMap((l) => l.batches)).toEqual([]);

@@ -136,6 +136,40 @@ describe('GET /merge-queue/pull/{pr_number}', () => {
     );
   });
 
+  it('gives the reasons it waits and the p90 beside the estimate, as the status does', async () => {
+    type WithReasons = PullView & {
+      estimated_time_of_merge_p90: string | null;
+      reasons: { code: string; message: string; since: string | null; next_action: string | null }[];
+    };
+    const tested = await api.request<WithReasons>(`${PULL}/3`, { token: reader });
+    expect(tested.status).toBe(200);
+    expect(tested.body.reasons).toEqual([
+      expect.objectContaining({
+        code: 'waiting_for_checks',
+        message: 'Waiting for check ci on batch-2',
+        checks: ['ci'],
+      }),
+    ]);
+    const waiting = await api.request<WithReasons>(`${PULL}/6`, { token: reader });
+    expect(waiting.body.reasons.map((r) => r.code)).toEqual(['waiting_for_slot']);
+    expect(waiting.body.reasons[0]).toMatchObject({
+      since: scenario.state.sessions['6']!.queuedAt,
+      next_action: null,
+    });
+    for (const body of [tested.body, waiting.body]) {
+      expect(Date.parse(body.estimated_time_of_merge_p90!)).toBeGreaterThanOrEqual(
+        Date.parse(body.estimated_time_of_merge!),
+      );
+    }
+    const status = await api.request<{ waiting_pull_requests: { number: number; reasons: unknown[] }[] }>(
+      '/v1/repos/acme/app/merge-queue/status',
+      { token: reader },
+    );
+    expect(status.body.waiting_pull_requests.find((p) => p.number === 6)?.reasons).toEqual(
+      waiting.body.reasons,
+    );
+  });
+
   it('answers 404 with a detail for a pull request in no queue', async () => {
     const res = await api.request(`${PULL}/42`, { token: reader });
     expect(res.status).toBe(404);

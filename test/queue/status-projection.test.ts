@@ -50,6 +50,19 @@ describe('status projection', () => {
       scopes: ['__default__'],
       // After the two batches under test, as soon as one frees its slot (09:10), one CI run.
       estimated_merge_at: '2026-11-02T09:20:00.000Z',
+      // The p90 allows for one failure among the batches up to it (10 % failure rate until some are
+      // seen), which costs no more here than the wait for a slot.
+      estimated_merge_at_p90: '2026-11-02T09:20:00.000Z',
+      reasons: [
+        {
+          code: 'waiting_for_slot',
+          message:
+            'Waiting for a test slot: 2 batches in line in partition __default__, 2 tested at once; pull requests ahead are batched first',
+          since: '2026-11-02T09:00:00.000Z',
+          until: null,
+          next_action: null,
+        },
+      ],
     });
     s.at('4m').ci('batch-2', 'success');
     expect(s.status().batches[1]).toMatchObject({

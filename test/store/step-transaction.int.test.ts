@@ -124,8 +124,9 @@ describe('runStep', () => {
     };
     const outcome = await runStep({ db: store.db, repositoryId: repo, inputs: [prepared], now, ids });
 
-    // The default checks_timeout is one hour: the engine wants to look again then.
-    const at = new Date(now.getTime() + 3_600_000);
+    // The first deadline: the stall doctor's, 1.5 × the default 10-minute CI duration (the
+    // checks_timeout comes an hour after the start).
+    const at = new Date(now.getTime() + 15 * 60_000);
     expect(outcome.wakeUps).toEqual([{ key: 'schedule_wake_up:queue', at }]);
     expect(await loadTimers(store.db, repo)).toEqual([
       { repositoryId: repo, key: 'schedule_wake_up:queue', dueAt: at },

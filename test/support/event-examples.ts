@@ -145,6 +145,21 @@ const examples: Examples = {
     reason: 'Draft pull request could not be created',
     session_id: exampleIds.session,
   }),
+  'action.queue.checks_stalled': () => ({
+    ...queueRun(),
+    train_car_id: exampleIds.trainCar,
+    checks_started_at: queuedAt,
+    stalled_after_seconds: 900,
+    missing_checks: [
+      {
+        name: 'ci',
+        reported_on_pull_requests: [42],
+        message: 'Check ci reports on pull request heads (#42) but never reported on the tested commit',
+        next_action: 'Make the workflow that runs ci also run on the test branches',
+      },
+    ],
+    session_id: exampleIds.session,
+  }),
   'action.queue.checks_start': () => ({ ...queueRun(), start_reason: 'First time checks', ...checkRun() }),
   'action.queue.enter': () => ({
     queue_name: 'default',
@@ -156,6 +171,8 @@ const examples: Examples = {
   }),
   'action.queue.leave': () => ({
     reason: 'PR_MERGED: Pull request #42 has been merged',
+    reason_code: 'merged',
+    next_action: null,
     merged: true,
     queue_name: 'default',
     branch: 'main',

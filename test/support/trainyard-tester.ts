@@ -11,7 +11,7 @@ import { webhookPath } from '../../app/github/inbox/webhook-endpoint.ts';
 import { createEffectRunner } from '../../app/github/outbox/effect-runner.ts';
 import { appIdentityOf } from '../../app/github/outbox/effects/ownership.ts';
 import type { RepositoryLookup } from '../../app/github/translation/repository-lookup.ts';
-import { SandboxCi } from '../../app/sandbox/ci.ts';
+import { SandboxCi, type SandboxCiOptions } from '../../app/sandbox/ci.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
 import type { CheckRun, IssueComment, PullRequest, Repository } from '../../app/sandbox/entities.ts';
 import { SandboxGithub } from '../../app/sandbox/model.ts';
@@ -113,6 +113,8 @@ export interface Tester {
 export interface TrainyardOptions {
   ci?: Partial<CiModel>;
   ciAuto?: boolean;
+  /** Which pushed branches get a CI run (default: every branch). */
+  ciRunsOn?: SandboxCiOptions['runsOn'];
   /** A database that outlives the app (PGlite on disk), so restart() can reopen it. */
   persistent?: boolean;
   /**
@@ -140,6 +142,7 @@ export async function startTrainyard(options: TrainyardOptions = {}): Promise<Te
     clock,
     model: { seed: 11, medianMs: 10 * MINUTE, spread: 0, flakeRate: 0, ...options.ci },
     ...(options.ciAuto === false ? { auto: false } : {}),
+    ...(options.ciRunsOn === undefined ? {} : { runsOn: options.ciRunsOn }),
   });
   const merges: { repo: string; number: number }[] = [];
   github.on((event) => {

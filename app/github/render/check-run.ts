@@ -1,3 +1,4 @@
+import type { QueueReason } from '../../../shared/schemas/queue-reason.schema.ts';
 import type {
   BatchPhase,
   CheckRunDetails,
@@ -48,6 +49,11 @@ export function renderCheckRunSummary(details: CheckRunDetails): string {
 function renderQueuedTitle(details: QueuedDetails): string {
   const paused = details.paused ? 'Queue paused — ' : '';
   const { batch } = details;
+  const stalled = (details.reasons ?? []).filter((r) => r.code === 'check_never_reported');
+  if (batch !== null && !batch.merged && stalled.length > 0) {
+    const names = stalled.flatMap((r) => r.checks ?? []).join(', ');
+    return `${paused}Stalled in ${batch.name}: ${names} never reported on the tested commit`;
+  }
   if (batch !== null) return `${paused}${batch.merged ? 'Merged' : BATCH_TITLE[batch.phase](batch.name)}`;
   if (details.waitingFor !== null) {
     const ahead = details.waitingFor.map((n) => `#${n}`).join(', ');
@@ -91,9 +97,13 @@ function renderQueued(details: QueuedDetails): string {
       );
     }
   }
-  lines.push(...renderWhyItWaits(details));
-  if (details.estimatedMergeAt !== null)
-    lines.push(`Estimated merge: ${renderTime(details.estimatedMergeAt)}.`);
+  lines.push(...(details.reasons === undefined ? renderWhyItWaits(details) : renderReasons(details.reasons)));
+  if (details.estimatedMergeAt !== null) {
+    const late = details.estimatedMergeAtP90 ?? null;
+    lines.push(
+      `Estimated merge: ${renderTime(details.estimatedMergeAt)}${late === null || late === details.estimatedMergeAt ? '' : `, by ${renderTime(late)} in 9 cases out of 10`}.`,
+    );
+  }
   return lines.join('\n\n');
 }
 
@@ -112,10 +122,25 @@ function renderWhyItWaits(details: QueuedDetails): string[] {
   return why;
 }
 
+/** Why it waits, one line each, in the reasons' words, each with what to do about it when anything. */
+function renderReasons(reasons: readonly QueueReason[]): string[] {
+  if (reasons.length === 0) return [];
+  return [
+    [
+      'Why it waits:',
+      ...reasons.map(
+        (r) =>
+          `- \`${r.code}\`: ${r.message}.${r.next_action === null ? '' : ` **What to do:** ${r.next_action}.`}`,
+      ),
+    ].join('\n'),
+  ];
+}
+
 function renderLeft(details: LeftDetails): string {
   if (details.merged) return 'Merged by the merge queue.';
   const detail = details.detail === null ? '' : `: ${details.detail}`;
-  return `Left the queue (\`${details.code}\`)${detail}.`;
+  const next = details.nextAction == null ? '' : `\n\n**What to do:** ${details.nextAction}.`;
+  return `Left the queue (\`${details.code}\`)${detail}.${next}`;
 }
 
 function renderConfigRejected(details: ConfigRejectedDetails): string {

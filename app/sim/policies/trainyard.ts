@@ -6,6 +6,7 @@ import { initialState } from '../../queue/state.schema.ts';
 import type { QueueState } from '../../queue/state.ts';
 import { step } from '../../queue/step.ts';
 import { CiBreakdown } from '../ci-breakdown.ts';
+import type { EtaRecorder } from '../eta-calibration.ts';
 import type { QueuedPullRequest, QueuePolicy, QueueWorld, RunHandle } from '../policy.ts';
 import type { RunTimeline } from '../tail-breakdown.ts';
 
@@ -30,6 +31,8 @@ export interface TrainyardPolicyOptions {
   seed: number;
   /** Told every CI run each pull request is part of (bench:queue-tail). */
   timeline?: RunTimeline;
+  /** Records each pull request's merge estimates as it enters (bench:eta). */
+  etas?: EtaRecorder;
 }
 
 export class TrainyardPolicy implements QueuePolicy {
@@ -59,7 +62,10 @@ export class TrainyardPolicy implements QueuePolicy {
     this.state = initialState(trainyardConfigSchema.parse(options.config));
     this.ids = createSeededIdSource(options.seed);
     this.timeline = options.timeline;
+    this.etas = options.etas;
   }
+
+  private readonly etas: EtaRecorder | undefined;
 
   start(world: QueueWorld): void {
     this.world = world;
@@ -78,6 +84,8 @@ export class TrainyardPolicy implements QueuePolicy {
       commentId: ++this.comments,
       authorized: true,
     });
+    const at = this.world.now();
+    this.etas?.record(this.state, { number: pr.number, engineNow: new Date(EPOCH + at), epoch: EPOCH, at });
   }
 
   /** The engine's state now (for tests and reports). */

@@ -4,17 +4,10 @@ import type {
   MergeQueueStatus,
   QueuedPullRequest,
 } from '../../../shared/schemas/merge-queue.schema.ts';
+import type { QueueReason } from '../../../shared/schemas/queue-reason.schema.ts';
 
-/**
- * One reason a pull request is where it is. The server adds `reasons` ({code, message, since,
- * next_action}) to queued pull requests; until a server serves them this is read leniently.
- */
-export interface PlaceReason {
-  code: string;
-  message: string;
-  since: string | null;
-  next_action: string | null;
-}
+/** One reason a pull request is where it is, as the server words it (docs/api.md, "Reasons"). */
+export type PlaceReason = QueueReason;
 
 /** Where one queued pull request stands: its place in its lane, state, estimate and reason. */
 export interface PullRequestPlace {
@@ -35,32 +28,16 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
-/** Fields a newer server may add (p90, reasons, head branch): read without trusting their shape. */
+/** The late estimate and the reasons the server gives; the head branch, which it does not serve yet, read leniently. */
 export function optionalFields(pr: QueuedPullRequest): {
   etaP90: string | null;
   reasons: PlaceReason[];
   headRef: string | null;
 } {
   const loose = pr as unknown as Record<string, unknown>;
-  const reasons = Array.isArray(loose.reasons)
-    ? loose.reasons.flatMap((r): PlaceReason[] => {
-        const o = (r ?? {}) as Record<string, unknown>;
-        const message = text(o.message);
-        return message
-          ? [
-              {
-                code: text(o.code) ?? 'unknown',
-                message,
-                since: text(o.since),
-                next_action: text(o.next_action),
-              },
-            ]
-          : [];
-      })
-    : [];
   return {
-    etaP90: text(loose.estimated_merge_at_p90) ?? text(loose.estimated_time_of_merge_p90),
-    reasons,
+    etaP90: pr.estimated_merge_at_p90,
+    reasons: pr.reasons,
     headRef: text(loose.head_ref) ?? text(loose.head_branch),
   };
 }

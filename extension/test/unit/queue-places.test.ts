@@ -30,6 +30,8 @@ const pr = (number: number, login = 'alice', extra: Record<string, unknown> = {}
     github_labels: [],
     scopes: [],
     estimated_merge_at: '2026-11-29T14:05:00Z',
+    estimated_merge_at_p90: null,
+    reasons: [],
     ...extra,
   }) as QueuedPullRequest;
 
@@ -46,6 +48,7 @@ const batch = (
   status: { code },
   started_at: '2026-11-29T10:00:00Z',
   estimated_merge_at: null,
+  estimated_merge_at_p90: null,
   estimated_ci_finish_at: null,
   ci_finished_at: null,
   checks_timeout_at: null,

@@ -50,6 +50,7 @@ const typeWeights: Record<EventType, number> = {
   'action.queue.checks.change': 75,
   'action.queue.checks_end': 50,
   'action.queue.checks_not_started': 5,
+  'action.queue.checks_stalled': 0,
   'action.queue.checks_start': 55,
   'action.queue.enter': 60,
   'action.queue.leave': 60,

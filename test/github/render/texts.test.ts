@@ -266,6 +266,131 @@ describe('the Trainyard check run of a queued pull request', () => {
   });
 });
 
+describe('the Trainyard check run with its reasons and both estimates', () => {
+  it('waiting for a slot, with its p50 and p90', () => {
+    expect(
+      checkRun({
+        ...waiting,
+        estimatedMergeAt: '2026-11-02T14:20:00.000Z',
+        estimatedMergeAtP90: '2026-11-02T15:05:00.000Z',
+        reasons: [
+          {
+            code: 'waiting_for_slot',
+            message:
+              'Waiting for a test slot: 5 batches in line in partition __default__, 5 tested at once; pull requests ahead are batched first',
+            since: '2026-11-02T13:00:00.000Z',
+            until: null,
+            next_action: null,
+          },
+        ],
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 3 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Why it waits:
+      - \`waiting_for_slot\`: Waiting for a test slot: 5 batches in line in partition __default__, 5 tested at once; pull requests ahead are batched first.
+
+      Estimated merge: 2026-11-02 14:20 UTC, by 2026-11-02 15:05 UTC in 9 cases out of 10.",
+        "title": "Waiting in queue default at position 3",
+      }
+    `);
+  });
+
+  it('stalled: a required check never reported on the tested commit, with the likely fix', () => {
+    expect(
+      checkRun({
+        ...embarked,
+        estimatedMergeAtP90: '2026-11-02T14:40:00.000Z',
+        reasons: [
+          {
+            code: 'check_never_reported',
+            message:
+              'Check ci reports on pull request heads (#4, #7) but never reported on draft pull request #9001, where 1 other check did',
+            since: '2026-11-02T14:00:00.000Z',
+            until: null,
+            next_action:
+              "Make the workflow that runs ci also run on the merge queue's test branches (push to trainyard/merge-queue/**) and on draft pull requests, or remove check-success=ci from merge_conditions",
+            checks: ['ci'],
+          },
+        ],
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks are running.
+
+      Why it waits:
+      - \`check_never_reported\`: Check ci reports on pull request heads (#4, #7) but never reported on draft pull request #9001, where 1 other check did. **What to do:** Make the workflow that runs ci also run on the merge queue's test branches (push to trainyard/merge-queue/**) and on draft pull requests, or remove check-success=ci from merge_conditions.
+
+      Estimated merge: 2026-11-02 14:20 UTC, by 2026-11-02 14:40 UTC in 9 cases out of 10.",
+        "title": "Stalled in batch-12: ci never reported on the tested commit",
+      }
+    `);
+  });
+
+  it('merge conditions naming a check never seen (configuration lint), with the batch waiting for checks', () => {
+    expect(
+      checkRun({
+        ...embarked,
+        reasons: [
+          {
+            code: 'unknown_check_in_conditions',
+            message:
+              "The merge conditions of queue rule default name a check never seen on this repository's recent commits: unit-test (seen: ci, lint)",
+            since: null,
+            until: null,
+            next_action:
+              'Check the spelling of unit-test in .github/trainyard.yml against the check names CI reports',
+          },
+          {
+            code: 'waiting_for_checks',
+            message: 'Waiting for checks ci, unit-test on batch-12',
+            since: '2026-11-02T14:00:00.000Z',
+            until: '2026-11-02T14:10:00.000Z',
+            next_action: null,
+            checks: ['ci', 'unit-test'],
+          },
+        ],
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Position 2 in queue \`default\` (priority medium, partition \`__default__\`).
+
+      Tested in batch-12 with #4, #7: checks are running.
+
+      Why it waits:
+      - \`unknown_check_in_conditions\`: The merge conditions of queue rule default name a check never seen on this repository's recent commits: unit-test (seen: ci, lint). **What to do:** Check the spelling of unit-test in .github/trainyard.yml against the check names CI reports.
+      - \`waiting_for_checks\`: Waiting for checks ci, unit-test on batch-12.
+
+      Estimated merge: 2026-11-02 14:20 UTC.",
+        "title": "Checks running in batch-12",
+      }
+    `);
+  });
+
+  it('left, with what to do next', () => {
+    expect(
+      checkRun({
+        kind: 'left',
+        merged: false,
+        code: 'CHECKS_TIMEOUT',
+        detail:
+          'checks of batch-12 did not finish in time: Check ci never reported on draft pull request #9001',
+        nextAction: 'Check that a workflow reports a check named exactly ci (merge_conditions name it)',
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Left the queue (\`CHECKS_TIMEOUT\`): checks of batch-12 did not finish in time: Check ci never reported on draft pull request #9001.
+
+      **What to do:** Check that a workflow reports a check named exactly ci (merge_conditions name it).",
+        "title": "Left the queue: CHECKS_TIMEOUT",
+      }
+    `);
+  });
+});
+
 describe('the Trainyard check run of a pull request out of the queue', () => {
   it('merged', () => {
     expect(checkRun({ kind: 'left', merged: true, code: 'PR_MERGED', detail: null })).toMatchInlineSnapshot(`

@@ -127,6 +127,8 @@ describe('batches and speculative checks', () => {
     s.queue(1).runUntilIdle({ ci: () => 'hang' });
     expect(s.timeline({ from: 3 })).toMatchInlineSnapshot(`
       "
+      15m    tick
+               action.queue.checks_stalled #1
       20m    tick
                action.queue.checks_end #1 batch-1 CHECKS_TIMEOUT DEFINITIVE
                action.queue.leave #1 CHECKS_TIMEOUT

@@ -223,6 +223,17 @@ describe('the life of a pull request', () => {
       waitingFor: null,
       // Started at 0s, and no CI duration seen yet: the default 10 minutes.
       estimatedMergeAt: '2026-11-02T09:10:00.000Z',
+      estimatedMergeAtP90: '2026-11-02T09:10:00.000Z',
+      reasons: [
+        {
+          code: 'waiting_for_checks',
+          message: 'Waiting for check ci on batch-1',
+          since: '2026-11-02T09:00:00.000Z',
+          until: '2026-11-02T09:10:00.000Z',
+          next_action: null,
+          checks: ['ci'],
+        },
+      ],
     });
     expect(latest.get(3)).toMatchObject({
       position: { from: 3, to: 3 },
