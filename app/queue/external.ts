@@ -107,8 +107,11 @@ export function handleBaseBranchMoved(t: Transition, input: BaseBranchMoved): vo
       [input.branch]: { ...known, sha, ...(unconfirmed ? { unconfirmed } : {}) },
     },
   };
-  if (own || pending || known.sha === null) return;
-  resetForExternalMove(t, input.branch, input.sha);
+  if (own || pending) return;
+  // The head was unknown: nothing to reset against, but a batch tested before now may have been
+  // built on an older head than the one it will merge onto.
+  if (known.sha === null) noteOutsideMove(t, input.branch, input.sha);
+  else resetForExternalMove(t, input.branch, input.sha);
 }
 
 function isMergeInFlight(t: Transition, base: string): boolean {

@@ -51,6 +51,12 @@ export const integrityResultSchema = z.strictObject({
 
 export const mergeIntegritySchema = z.strictObject({
   tracks: z.array(integrityTrackSchema),
+  /**
+   * Per base, the last move that was not one of our merges (or not known to be: the first push
+   * seen of a base whose head was unknown). A batch built before it and not rebuilt since was
+   * tested on another base than the one it merges onto: its landed tree cannot be the tested one.
+   */
+  outsideMoves: z.record(z.string(), z.strictObject({ sha: z.string(), at: iso })).optional(),
   /** The most recent verifications, oldest first. */
   recent: z.array(integrityResultSchema),
   counts: z.strictObject({

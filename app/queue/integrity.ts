@@ -77,7 +77,7 @@ export function recordBatchMerge(
       run.trees === undefined || run.trees.length < batch.numbers.length
         ? null
         : run.trees.slice(-batch.numbers.length),
-    outsideSha: null,
+    outsideSha: movedSince(integrity, base, batch.createdAt),
     checking: false,
   };
   if (track.merged.includes(number)) return;
@@ -89,16 +89,28 @@ export function recordBatchMerge(
   putTracks(t, [...integrity.tracks.filter((x) => x !== existing), updated]);
 }
 
-/** Someone else moved `base`: the batches merging on it cannot be held to their tested tree. */
+/**
+ * Someone else moved `base` (or it moved while its head was unknown): the batches merging on it,
+ * and those built before now that merge later without being rebuilt, cannot be held to their
+ * tested tree.
+ */
 export function noteOutsideMove(t: Transition, base: string, sha: string): void {
+  // Only bases the queue merges into (a push to any other branch is reported too).
+  if (!t.state.lanes.some((lane) => lane.base === base)) return;
   const integrity = integrityOf(t);
-  if (!integrity.tracks.some((track) => track.base === base && track.outsideSha === null)) return;
-  putTracks(
-    t,
-    integrity.tracks.map((track) =>
+  putIntegrity(t, {
+    ...integrity,
+    outsideMoves: { ...integrity.outsideMoves, [base]: { sha, at: t.nowIso } },
+    tracks: integrity.tracks.map((track) =>
       track.base === base && track.outsideSha === null ? { ...track, outsideSha: sha } : track,
     ),
-  );
+  });
+}
+
+/** The outside move of `base` made at or after `createdAt`, if any. */
+function movedSince(integrity: MergeIntegrity, base: string, createdAt: string): string | null {
+  const move = integrity.outsideMoves?.[base];
+  return move !== undefined && Date.parse(move.at) >= Date.parse(createdAt) ? move.sha : null;
 }
 
 /** A verification is under way on `base`: nothing else merges there until it is answered. */
@@ -177,6 +189,7 @@ export function handleBaseTreeRead(t: Transition, input: BaseTreeRead): void {
     at: t.nowIso,
   };
   putIntegrity(t, {
+    ...integrity,
     tracks: integrity.tracks.filter((x) => x !== track),
     recent: [...integrity.recent, result].slice(-RECENT_RESULTS),
     counts: { ...integrity.counts, [outcome]: integrity.counts[outcome] + 1 },

@@ -16,6 +16,7 @@ import {
   nockListCheckRuns,
   nockUpdateCheckRun,
 } from '../../support/nock/checks.ts';
+import { nockGetCommit } from '../../support/nock/commits.ts';
 import { APP_BOT, checkRunJson } from '../../support/nock/fixtures.ts';
 import { GITHUB_API, REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
 import { nockCreateReaction } from '../../support/nock/issues.ts';
@@ -219,6 +220,8 @@ describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real pa
     nockCombinedStatus(github, { sha: 'merge-pr-3', pages: [[]] });
     nockGetPull(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3' });
     nockMergePull(github, { number: 3, reply: { sha: 'main-2' } });
+    // Merge integrity: the base is read once after the batch; it holds the tested commit's tree.
+    nockGetCommit(github, { ref: 'main', sha: 'main-2', parents: ['main-1'], tree: 'tree-of-merge-pr-3' });
     // The draft is the app's own (its bot's, from the test branch) before it is closed.
     nockGetPull(github, { number: 40, headSha: 'merge-pr-3', head: branch, draft: true, user: APP_BOT });
     nockUpdatePull(github, { number: 40 });
@@ -285,7 +288,17 @@ describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real pa
     expect(types.indexOf('action.queue.merged')).toBeGreaterThan(types.indexOf('action.queue.checks_end'));
     const leave = log.events.find((e) => e.type === 'action.queue.leave')!;
     expect(leave.metadata).toMatchObject({ merged: true });
-    const after = await api<{ batches: unknown[]; waiting_pull_requests: unknown[] }>('/merge-queue/status');
+    const after = await api<{
+      batches: unknown[];
+      waiting_pull_requests: unknown[];
+      merge_integrity?: { counts: Record<string, number> };
+    }>('/merge-queue/status');
+    expect(after.merge_integrity?.counts).toEqual({
+      equal: 1,
+      different: 0,
+      base_moved_outside: 0,
+      tree_unknown: 0,
+    });
     expect(after.batches).toEqual([]);
     expect(after.waiting_pull_requests).toEqual([]);
   });

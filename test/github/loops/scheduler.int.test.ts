@@ -17,6 +17,11 @@ const t0 = new Date('2026-11-02T09:00:00.000Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const quiet = pino({ level: 'silent' });
 const HOUR = 3600;
+/**
+ * The stall doctor's first look at a tested commit: 1.5 × the longest CI run it knows, at least
+ * 10 minutes, while it knows fewer than five (app/queue/stall.ts) — before the checks timeout.
+ */
+const STALL_CHECK = 15 * 60;
 
 beforeAll(async () => {
   store = await openTestStore();
@@ -31,7 +36,10 @@ async function freshRepo(db: Db = store.db): Promise<string> {
   return (await ensureRepository(db, { owner: 'acme', name: `scheduler-${repoCount}` })).id;
 }
 
-/** A pull request whose batch is being tested: the engine wants a wake-up at its checks timeout (1 h). */
+/**
+ * A pull request whose batch is being tested: the engine wants a wake-up for the stall doctor
+ * (15 min), then at its checks timeout (1 h).
+ */
 async function testingBatch(db: Db, repositoryId: string, ids: IdSource): Promise<void> {
   const queued = await runStep({ db, repositoryId, inputs: openedAndQueued(1), now: t0, ids });
   const batch = queued.state!.lanes[0]!.batches[0]!;
@@ -63,8 +71,14 @@ describe('Scheduler', () => {
     const repo = await freshRepo();
     const ids = createCountingIds();
     await testingBatch(store.db, repo, ids);
-    expect((await loadTimers(store.db, repo)).map((t) => t.dueAt)).toEqual([at(HOUR)]);
+    expect((await loadTimers(store.db, repo)).map((t) => t.dueAt)).toEqual([at(STALL_CHECK)]);
     const scheduler = new Scheduler({ store, logger: quiet, ids });
+
+    await scheduler.runUntilIdle(at(STALL_CHECK - 1));
+    expect((await loadTimers(store.db, repo)).map((t) => t.dueAt)).toEqual([at(STALL_CHECK)]);
+    // The stall doctor's tick only looks: the next wake-up is the checks timeout.
+    await scheduler.runUntilIdle(at(STALL_CHECK));
+    expect((await loadTimers(store.db, repo)).map((t) => t.dueAt)).toEqual([at(HOUR)]);
 
     await scheduler.runUntilIdle(at(HOUR - 1));
     expect(await checksEnds(store.db, repo)).toEqual([]);
@@ -107,8 +121,10 @@ describe('Scheduler', () => {
     }
     const second = await shared.open();
     try {
-      expect((await loadTimers(second.db, repo)).map((t) => t.dueAt)).toEqual([at(HOUR)]);
+      expect((await loadTimers(second.db, repo)).map((t) => t.dueAt)).toEqual([at(STALL_CHECK)]);
       const scheduler = new Scheduler({ store: second, logger: quiet, ids });
+      expect(await scheduler.runUntilIdle(at(STALL_CHECK))).toBe(1);
+      expect((await loadTimers(second.db, repo)).map((t) => t.dueAt)).toEqual([at(HOUR)]);
       expect(await scheduler.runUntilIdle(at(HOUR))).toBe(1);
       expect(await checksEnds(second.db, repo)).toHaveLength(1);
     } finally {

@@ -99,6 +99,23 @@ describe('merge integrity', () => {
     expect(s.state.mergeIntegrity?.counts).toMatchObject({ base_moved_outside: 1, different: 0 });
   });
 
+  it('a batch tested before the base first moved (its head unknown then) merges on another base: told apart, no pause', () => {
+    const s = scenario({ queue_rules: [{ name: 'default', batch_size: 2 }] });
+    s.queue(1, 2);
+    // The first push the engine hears of, while batch-1 is tested on the head it did not know.
+    s.later('1m', { type: 'base_branch_moved', branch: 'main', sha: 'their-commit' });
+    s.runUntilIdle({
+      verify: landed(
+        () => 'tree-with-their-commit',
+        () => 'main-1',
+        ['their-commit'],
+      ),
+    });
+    expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([1, 2]);
+    expect(s.state.pause.paused).toBe(false);
+    expect(s.state.mergeIntegrity?.counts).toMatchObject({ base_moved_outside: 1, different: 0 });
+  });
+
   it('a batch merged partially is held to the tree of the prefix that merged', () => {
     const s = scenario({ queue_rules: [{ name: 'default', batch_size: 3 }] });
     s.queue(1, 2, 3);
