@@ -107,8 +107,8 @@ describe('merge integrity', () => {
     s.runUntilIdle({
       verify: landed(
         () => 'tree-with-their-commit',
-        () => 'main-1',
-        ['their-commit'],
+        () => 'main-2',
+        ['main-1'],
       ),
     });
     expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([1, 2]);
