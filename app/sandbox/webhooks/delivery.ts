@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { type SandboxWebhook, sandboxWebhookChannel } from '../contract-channels.ts';
 import type { SandboxGithub } from '../model.ts';
 import type { SandboxUrls } from '../rest/urls.ts';
 import { renderWebhook } from './payloads.ts';
@@ -85,11 +86,20 @@ export class WebhookDelivery {
       }
       if (!webhook) return;
       const action = webhook.payload['action'];
+      const body = JSON.stringify(webhook.payload);
+      if (sandboxWebhookChannel.hasSubscribers) {
+        const published: SandboxWebhook = {
+          event: webhook.name,
+          action: typeof action === 'string' ? action : null,
+          body,
+        };
+        sandboxWebhookChannel.publish(published);
+      }
       this.enqueue({
         id: this.nextId(),
         event: webhook.name,
         action: typeof action === 'string' ? action : null,
-        body: JSON.stringify(webhook.payload),
+        body,
         repositoryId: webhook.repositoryId,
         installationId: webhook.installationId,
         redelivery: false,
