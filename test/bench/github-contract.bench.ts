@@ -53,7 +53,10 @@ for (const [key, c] of Object.entries(total.operations).sort(([a], [b]) => a.loc
 console.log(
   `${'all operations (valid/checked)'.padEnd(64)} ${pad(ratio(sums.requests, sums.invalidRequests), 12)} ${pad(ratio(sums.responses, sums.invalidResponses), 12)} ${pad(ratio(sums.scripted, sums.invalidScripted), 10)}`,
 );
-console.log(`exchanges matching no operation: ${total.unmatched}`);
+console.log(`requests of the app matching no operation: ${total.unmatched}`);
+console.log(
+  `sandbox answers to a test's request no operation describes (404s, legacy routes): ${total.undescribed}`,
+);
 console.log(`\n${'webhook'.padEnd(40)} ${pad('valid/delivered', 16)}`);
 let webhooks = 0;
 let invalidWebhooks = 0;

@@ -57,8 +57,17 @@ describe("GitHub's REST description", () => {
     expect(rest().checkResponse('PUT', url, 200, { merged: 'yes' }).problems).toContain(
       'body/merged must be boolean',
     );
-    expect(rest().checkResponse('PUT', url, 418, { message: 'teapot' }).problems).toEqual([
-      'status 418 of PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge is not in the description',
+    expect(rest().checkResponse('PUT', url, 201, { sha: 'a'.repeat(40) }).problems).toEqual([
+      'status 201 of PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge is not in the description',
+    ]);
+    // A refusal the description leaves out must still be GitHub's error body.
+    expect(
+      rest().checkResponse('POST', '/repos/acme/widgets/check-runs', 422, {
+        message: 'No commit found for SHA: x',
+      }).problems,
+    ).toEqual([]);
+    expect(rest().checkResponse('POST', '/repos/acme/widgets/check-runs', 422, ['nope']).problems).toEqual([
+      'body must be object',
     ]);
     // Statuses GitHub answers on any operation: the basic error body.
     expect(rest().checkResponse('PUT', url, 502, { message: 'Server Error' }).problems).toEqual([]);
@@ -119,7 +128,11 @@ describe('the contract check installed for every test (vitest setupFiles)', () =
       'request GET /repos/{owner}/{repo}/pulls (GET ' +
         `${h.server.url}/repos/acme/contract/pulls?colour=red): query parameter colour is not in the description`,
     ]);
+    // The deliberate difference is not one of the suite's.
     check.tally.problems.length = 0;
+    const pulls = check.tally.operations['GET /repos/{owner}/{repo}/pulls']!;
+    pulls.requests--;
+    pulls.invalidRequests--;
     const counted = (key: string) => {
       const now = check.tally.operations[key]!;
       const then = before[key];

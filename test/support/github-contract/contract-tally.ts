@@ -21,15 +21,25 @@ export interface ContractTally {
   file: string;
   operations: Record<string, OperationCount>;
   webhooks: Record<string, WebhookCount>;
-  /** Exchanges no operation of the description matches (counted as invalid). */
+  /** Requests of the app that no operation of the description matches (invalid). */
   unmatched: number;
+  /** Sandbox answers to a test's request that no operation describes (a 404, a legacy route). */
+  undescribed: number;
   problems: string[];
   /** Scripted answers (nock) that differ from the description: reported, not failed. */
   scriptedProblems: string[];
 }
 
 export function emptyTally(file: string): ContractTally {
-  return { file, operations: {}, webhooks: {}, unmatched: 0, problems: [], scriptedProblems: [] };
+  return {
+    file,
+    operations: {},
+    webhooks: {},
+    unmatched: 0,
+    undescribed: 0,
+    problems: [],
+    scriptedProblems: [],
+  };
 }
 
 export function webhookCount(tally: ContractTally, key: string): WebhookCount {
@@ -54,6 +64,7 @@ export function mergeTallies(tallies: readonly ContractTally[]): ContractTally {
   const total = emptyTally('all');
   for (const tally of tallies) {
     total.unmatched += tally.unmatched;
+    total.undescribed += tally.undescribed ?? 0;
     total.problems.push(...tally.problems.map((p) => `${tally.file}: ${p}`));
     total.scriptedProblems.push(...tally.scriptedProblems.map((p) => `${tally.file}: ${p}`));
     for (const [key, count] of Object.entries(tally.operations)) {

@@ -116,10 +116,13 @@ export class GithubRestDescription {
   private checkResponseOf(match: OperationMatch, status: number, body: unknown): string[] {
     const problems = this.description.checkResponseOf(match, status, body);
     if (problems.length !== 1 || !problems[0]!.startsWith(`status ${status} `)) return problems;
-    // An error GitHub documents without its body (DELETE a ref: 422), or one it answers on any
-    // operation: GitHub sends its basic error.
+    // An error GitHub documents without its body (DELETE a ref: 422), one it answers on any
+    // operation, or a refusal its description leaves out (400 "Problems parsing JSON", 403
+    // "Invalid app_id" on another app's check run, 422 "No commit found for SHA" on
+    // POST /check-runs, all answered by GitHub): GitHub's basic error, nothing else.
     const bodyless = problems[0]!.endsWith('documented without a body') && status >= 400;
-    if (bodyless || isGenericStatus(status, body))
+    const undocumentedRefusal = status >= 400 && status < 500;
+    if (bodyless || undocumentedRefusal || isGenericStatus(status, body))
       return this.description.checkAt('/components/schemas/basic-error', body, 'body');
     return problems;
   }
@@ -150,7 +153,7 @@ export class GithubWebhookDescription {
   /** `check_run` + `completed` → `check-run/completed`, as GitHub's description names it. */
   static key(event: string, action: string | null): string {
     const name = event.replaceAll('_', '-');
-    return action === null ? name : `${name}/${action}`;
+    return action === null ? name : `${name}/${action.replaceAll('_', '-')}`;
   }
 
   check(event: string, action: string | null, payload: unknown): { key: string; problems: string[] } {
