@@ -175,6 +175,7 @@ function configureHttp(app: FastifyInstance): void {
 
   app.setErrorHandler(async (error, _request, reply) => {
     if (error instanceof GithubError) {
+      if (error.headers) reply.headers(error.headers);
       return reply.code(error.status).send(errorBody(error.status, error.message, error.errors));
     }
     const status = (error as { statusCode?: number }).statusCode;

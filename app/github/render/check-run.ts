@@ -6,6 +6,7 @@ import type {
   QueuedDetails,
 } from '../../queue/effects.ts';
 import type { PositionBand } from '../../queue/position-band.ts';
+import { explainGithubRefusal } from './github-trouble.ts';
 
 /*
  * The words of the "Trainyard" check run, from the facts the engine decided: a one-line title
@@ -110,7 +111,9 @@ function renderWhyItWaits(details: QueuedDetails): string[] {
 function renderLeft(details: LeftDetails): string {
   if (details.merged) return 'Merged by the merge queue.';
   const detail = details.detail === null ? '' : `: ${details.detail}`;
-  return `Left the queue (\`${details.code}\`)${detail}.`;
+  const left = `Left the queue (\`${details.code}\`)${detail}.`;
+  const explanation = details.detail === null ? null : explainGithubRefusal(details.detail);
+  return explanation === null ? left : `${left}\n\n${explanation}`;
 }
 
 function renderConfigRejected(details: ConfigRejectedDetails): string {

@@ -114,8 +114,16 @@ export class WebhookDelivery {
     this.held = true;
   }
 
-  release(): void {
+  /**
+   * Sends what was held. `newest-first` sends each repository's held deliveries in the reverse
+   * order of their events, as GitHub may when it redelivers after an outage: the app must not
+   * take a late payload for the current state.
+   */
+  release(order: 'in-order' | 'newest-first' = 'in-order'): void {
     this.held = false;
+    // A repository whose delivery is still in flight keeps its order (its worker shifts the head).
+    if (order === 'newest-first')
+      for (const [key, queue] of this.queues) if (!this.running.has(key)) queue.reverse();
     for (const key of this.queues.keys()) this.drain(key);
   }
 
