@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests open databases; two cores do not gain from more workers.
     maxWorkers: 2,
+    // Every exchange with GitHub (nock or the sandbox) is checked against GitHub's descriptions.
+    setupFiles: ['test/support/github-contract/contract-setup.ts'],
   },
 });

@@ -33,6 +33,26 @@ export function failTimes(times: number, status: number, message = defaultMessag
   };
 }
 
+/**
+ * The next `times` attempts hit GitHub's secondary rate limit: 403 with `retry-after`, as GitHub
+ * answers an integration that makes too many writes or concurrent requests.
+ */
+export function secondaryRateLimit(times: number, retryAfterSeconds: number): Behaviour {
+  let left = times;
+  return {
+    attempt() {
+      if (left <= 0) return;
+      left--;
+      throw new GithubError(
+        403,
+        'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        undefined,
+        { 'retry-after': String(retryAfterSeconds) },
+      );
+    },
+  };
+}
+
 function defaultMessage(status: number): string {
   switch (status) {
     case 403:

@@ -15,6 +15,8 @@ export class GithubError extends Error {
     readonly status: number,
     message: string,
     readonly errors?: ValidationIssue[],
+    /** Headers GitHub sends with this refusal (`retry-after` of a secondary rate limit). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'GithubError';

@@ -1,3 +1,4 @@
+import { enforceMergeProtection } from './branch-protection.ts';
 import { type Commit, EMPTY, type FileChange, type Tree } from './commit-graph.ts';
 import type { Account, PullRequest, Repository, ReviewState } from './entities.ts';
 import type { BranchWatcher, GitOperations } from './git.ts';
@@ -160,6 +161,7 @@ export class PullRequestOperations implements BranchWatcher {
     }
     const baseSha = repo.branches.get(pull.base);
     if (baseSha === undefined) throw new GithubError(405, 'Base branch was deleted');
+    enforceMergeProtection(repo, pull, baseSha);
     const commit = this.mergeCommit(repo, pull, { ...params, baseSha });
     if (!commit) throw new GithubError(405, 'Pull Request is not mergeable');
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { closeConnectionsOnClose } from '../api/close-connections.ts';
+import { type SandboxResponse, sandboxResponseChannel } from './contract-channels.ts';
 import { GithubError } from './github-error.ts';
 import { RouteContext } from './http/route-context.ts';
 import type { SandboxGithub } from './model.ts';
@@ -146,6 +147,20 @@ function configureHttp(app: FastifyInstance): void {
     reply.header('x-ratelimit-reset', String(Math.floor(Date.now() / 1000) + 3600));
   });
 
+  app.addHook('onSend', async (request, reply, payload) => {
+    // The REST API only: the web pages (`/web/…`) are not part of GitHub's REST description.
+    if (!sandboxResponseChannel.hasSubscribers || request.url.startsWith('/web/')) return payload;
+    const response: SandboxResponse = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      contentType: String(reply.getHeader('content-type') ?? ''),
+      body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+    };
+    sandboxResponseChannel.publish(response);
+    return payload;
+  });
+
   // The web pages' comment form (routes/web.route.ts).
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -160,6 +175,7 @@ function configureHttp(app: FastifyInstance): void {
 
   app.setErrorHandler(async (error, _request, reply) => {
     if (error instanceof GithubError) {
+      if (error.headers) reply.headers(error.headers);
       return reply.code(error.status).send(errorBody(error.status, error.message, error.errors));
     }
     const status = (error as { statusCode?: number }).statusCode;

@@ -1,4 +1,5 @@
 import { ProbotOctokit } from 'probot';
+import { publishGithubExchanges } from './exchange-channel.ts';
 import { lightFetch } from './light-fetch.ts';
 import { useNativeJsonResponses } from './native-json-responses.ts';
 import { type GithubRequestObserver, useRequestObserver } from './request-observer.ts';
@@ -143,9 +144,11 @@ export function createTokenOctokit(params: {
   return octokit;
 }
 
-/** Answers read with JSON.parse, and failures retried, on every octokit of the app. */
+/** Answers read with JSON.parse, each attempt published, failures retried, on every octokit of the app. */
 function useOurRequestHooks(octokit: GithubOctokit, policy: RequestPolicy): void {
   useNativeJsonResponses(octokit);
+  // Inside the retries: each attempt is an exchange with GitHub.
+  publishGithubExchanges(octokit);
   useRequestRetries(octokit, {
     retries: policy.retries,
     baseDelayMs: policy.retryBaseDelayMs,

@@ -52,3 +52,27 @@ export function pullRequestsOf(effect: Effect): number[] {
       return [];
   }
 }
+
+/** What the engine waits for from an effect that failed for good (none for fire-and-forget effects). */
+export function failureInputsOf(effect: Effect, reason: string): QueueInput[] {
+  switch (effect.type) {
+    case 'prepare_test_branch':
+    case 'update_pr_in_place':
+      return [
+        {
+          type: 'test_branch_failed',
+          batchId: effect.batchId,
+          attempt: effect.attempt,
+          reason: 'branch_update_failed',
+          pullRequest: null,
+          message: reason,
+        },
+      ];
+    case 'merge_pr':
+      return [{ type: 'merge_failed', number: effect.number, reason }];
+    case 'fast_forward_base':
+      return effect.numbers.map((number) => ({ type: 'merge_failed', number, reason }));
+    default:
+      return [];
+  }
+}

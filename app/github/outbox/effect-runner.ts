@@ -7,7 +7,7 @@ import { isTransientGithubError } from '../client/errors.ts';
 import { describeFailure } from '../client/failure-text.ts';
 import type { InstallationOctokits } from '../client/octokit.ts';
 import { createInstallationRepositoryClient } from '../client/repository-client.ts';
-import { EffectFailedError } from './effect-failure.ts';
+import { EffectFailedError, failureInputsOf } from './effect-failure.ts';
 import { executeCancelChecks } from './effects/cancel-checks.ts';
 import { executeCloseDraftPr } from './effects/close-draft-pr.ts';
 import { executeFastForwardBase } from './effects/fast-forward-base.ts';
@@ -48,7 +48,7 @@ export function createEffectRunner(params: {
       .executeTakeFirst();
     if (repository === undefined || repository.installation_id === null) {
       const reason = 'the app is not installed on this repository';
-      throw new EffectFailedError(reason, effect, failureInputs(effect, reason));
+      throw new EffectFailedError(reason, effect, failureInputsOf(effect, reason));
     }
     const client = createInstallationRepositoryClient(params.octokits, {
       installationId: Number(repository.installation_id),
@@ -61,32 +61,9 @@ export function createEffectRunner(params: {
     } catch (error) {
       if (isTransientGithubError(error)) throw error;
       const reason = describeFailure(error);
-      throw new EffectFailedError(reason, effect, failureInputs(effect, reason));
+      throw new EffectFailedError(reason, effect, failureInputsOf(effect, reason));
     }
   };
-}
-
-function failureInputs(effect: Effect, reason: string): QueueInput[] {
-  switch (effect.type) {
-    case 'prepare_test_branch':
-    case 'update_pr_in_place':
-      return [
-        {
-          type: 'test_branch_failed',
-          batchId: effect.batchId,
-          attempt: effect.attempt,
-          reason: 'branch_update_failed',
-          pullRequest: null,
-          message: reason,
-        },
-      ];
-    case 'merge_pr':
-      return [{ type: 'merge_failed', number: effect.number, reason }];
-    case 'fast_forward_base':
-      return effect.numbers.map((number) => ({ type: 'merge_failed', number, reason }));
-    default:
-      return [];
-  }
 }
 
 /** The effects GitHub carries out; schedule_wake_up belongs to the scheduler. */

@@ -15,9 +15,10 @@ import { runStep } from '../../store/step-transaction.ts';
 import { describeFailure } from '../client/failure-text.ts';
 import { ArrivalSignal } from '../loops/arrival-signal.ts';
 import { PollingLoop } from '../loops/polling-loop.ts';
-import { computeRetryDelay, defaultRetryBackoff, type RetryBackoff } from '../loops/retry-backoff.ts';
+import { defaultRetryBackoff, type RetryBackoff } from '../loops/retry-backoff.ts';
 import { EffectFailedError } from './effect-failure.ts';
 import { logIntegrityFailure } from './integrity-log.ts';
+import { defaultRetryLimit, gaveUpFailure, nextAttemptDelayMs, type RetryLimit } from './retry-limit.ts';
 
 export interface OutboxWorkerOptions {
   store: { db: Db };
@@ -35,6 +36,8 @@ export interface OutboxWorkerOptions {
   /** Jitter of the back-off, in [0, 1). */
   random?: () => number;
   backoff?: RetryBackoff;
+  /** Attempts of an effect that keeps failing transiently before it fails for good (retry-limit.ts). */
+  retryLimit?: RetryLimit;
   /** How long a claimed row is ours; after that (a crash) another instance runs it again. */
   leaseMs?: number;
   /**
@@ -157,7 +160,14 @@ export class OutboxWorker {
     try {
       inputs = await this.options.execute(row.repositoryId, row.effect);
     } catch (error) {
-      if (error instanceof EffectFailedError) await this.recordFailure(row, error, log);
+      const failure =
+        error instanceof EffectFailedError
+          ? error
+          : gaveUpFailure(row, error, {
+              limit: this.options.retryLimit ?? defaultRetryLimit,
+              now: this.now(),
+            });
+      if (failure !== null) await this.recordFailure(row, failure, log);
       else await this.retryLater(row, error, log);
       return;
     }
@@ -215,7 +225,12 @@ export class OutboxWorker {
   }
 
   private async retryLater(row: OutboxRow, error: unknown, log: Logger): Promise<void> {
-    const delayMs = computeRetryDelay(row.attempts, this.random, this.options.backoff ?? defaultRetryBackoff);
+    const delayMs = nextAttemptDelayMs(
+      row.attempts,
+      error,
+      this.random,
+      this.options.backoff ?? defaultRetryBackoff,
+    );
     const failure = describeFailure(error);
     try {
       const kept = await retryOutbox(this.db, row, {

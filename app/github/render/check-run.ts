@@ -8,6 +8,7 @@ import type {
   QueuedDetails,
 } from '../../queue/effects.ts';
 import type { PositionBand } from '../../queue/position-band.ts';
+import { explainGithubRefusal } from './github-trouble.ts';
 
 /*
  * The words of the "Trainyard" check run, from the facts the engine decided: a one-line title
@@ -140,7 +141,9 @@ function renderLeft(details: LeftDetails): string {
   if (details.merged) return 'Merged by the merge queue.';
   const detail = details.detail === null ? '' : `: ${details.detail}`;
   const next = details.nextAction == null ? '' : `\n\n**What to do:** ${details.nextAction}.`;
-  return `Left the queue (\`${details.code}\`)${detail}.${next}`;
+  const left = `Left the queue (\`${details.code}\`)${detail}.`;
+  const explanation = details.detail === null ? null : explainGithubRefusal(details.detail);
+  return `${left}${explanation === null ? '' : `\n\n${explanation}`}${next}`;
 }
 
 function renderConfigRejected(details: ConfigRejectedDetails): string {

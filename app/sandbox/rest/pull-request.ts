@@ -1,5 +1,6 @@
 import type { components } from '@octokit/openapi-types';
 import type { Account, Label, PullRequest, Repository } from '../entities.ts';
+import { mergeabilityStillComputing } from '../mergeability.ts';
 import type { SandboxGithub } from '../model.ts';
 import { renderSimpleUser } from './accounts.ts';
 import { renderRepository } from './repository.ts';
@@ -118,14 +119,21 @@ export function renderPullRequest(
   repo: Repository,
   pull: PullRequest,
 ): Schemas['pull-request'] {
-  const mergeable = github.pulls.mergeable(repo, pull);
+  const computing = pull.state === 'open' && mergeabilityStillComputing(repo);
+  const mergeable = computing ? null : github.pulls.mergeable(repo, pull);
   const files = github.pulls.files(repo, pull.number);
   const commits = repo.graph.commitsBetween(
     repo.graph.mergeBase(baseSha(repo, pull), pull.headSha),
     pull.headSha,
   ).length;
   const mergeableState =
-    pull.state !== 'open' ? 'unknown' : pull.draft ? 'draft' : mergeable === false ? 'dirty' : 'clean';
+    pull.state !== 'open' || computing
+      ? 'unknown'
+      : pull.draft
+        ? 'draft'
+        : mergeable === false
+          ? 'dirty'
+          : 'clean';
   return {
     ...renderPullCommon(urls, repo, pull),
     merged: pull.merged,

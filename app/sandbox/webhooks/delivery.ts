@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { type SandboxWebhook, sandboxWebhookChannel } from '../contract-channels.ts';
 import type { SandboxGithub } from '../model.ts';
 import type { SandboxUrls } from '../rest/urls.ts';
 import { renderWebhook } from './payloads.ts';
@@ -85,11 +86,20 @@ export class WebhookDelivery {
       }
       if (!webhook) return;
       const action = webhook.payload['action'];
+      const body = JSON.stringify(webhook.payload);
+      if (sandboxWebhookChannel.hasSubscribers) {
+        const published: SandboxWebhook = {
+          event: webhook.name,
+          action: typeof action === 'string' ? action : null,
+          body,
+        };
+        sandboxWebhookChannel.publish(published);
+      }
       this.enqueue({
         id: this.nextId(),
         event: webhook.name,
         action: typeof action === 'string' ? action : null,
-        body: JSON.stringify(webhook.payload),
+        body,
         repositoryId: webhook.repositoryId,
         installationId: webhook.installationId,
         redelivery: false,
@@ -104,8 +114,16 @@ export class WebhookDelivery {
     this.held = true;
   }
 
-  release(): void {
+  /**
+   * Sends what was held. `newest-first` sends each repository's held deliveries in the reverse
+   * order of their events, as GitHub may when it redelivers after an outage: the app must not
+   * take a late payload for the current state.
+   */
+  release(order: 'in-order' | 'newest-first' = 'in-order'): void {
     this.held = false;
+    // A repository whose delivery is still in flight keeps its order (its worker shifts the head).
+    if (order === 'newest-first')
+      for (const [key, queue] of this.queues) if (!this.running.has(key)) queue.reverse();
     for (const key of this.queues.keys()) this.drain(key);
   }
 

@@ -176,8 +176,18 @@ describe('octokit over lightFetch (production transport)', () => {
       res.end(Buffer.from([0, 1, 2, 255]));
     });
     const { octokit } = client();
-    expect((await octokit.request('GET /text')).data).toBe('plain ✓');
-    const bytes = (await octokit.request('GET /bytes')).data as ArrayBuffer;
+    // GitHub operations that answer text (a raw README) and bytes (an archive).
+    const readme = await octokit.request('GET /repos/{owner}/{repo}/readme', {
+      owner: 'acme',
+      repo: 'service',
+    });
+    expect(readme.data).toBe('plain ✓');
+    const archive = await octokit.request('GET /repos/{owner}/{repo}/tarball/{ref}', {
+      owner: 'acme',
+      repo: 'service',
+      ref: 'main',
+    });
+    const bytes = archive.data as ArrayBuffer;
     expect([...new Uint8Array(bytes)]).toEqual([0, 1, 2, 255]);
   });
 

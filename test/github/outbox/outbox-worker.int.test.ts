@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GithubRequestError } from '../../../app/github/client/errors.ts';
 import { EffectFailedError } from '../../../app/github/outbox/effect-failure.ts';
 import { OutboxWorker } from '../../../app/github/outbox/outbox-worker.ts';
 import type { QueueInput } from '../../../app/queue/inputs.ts';
@@ -172,7 +173,14 @@ describe('OutboxWorker', () => {
     await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(1), now: t0, ids });
     const executor = new CountingExecutor({ fail: () => new Error('GitHub is down') });
     const clock = manualClock(t0);
-    const worker = new OutboxWorker({ store, execute: executor.execute, logger: quiet, ids, now: clock.now });
+    const worker = new OutboxWorker({
+      store,
+      execute: executor.execute,
+      logger: quiet,
+      ids,
+      now: clock.now,
+      retryLimit: { maxAttempts: 20 },
+    });
     for (let attempt = 1; attempt <= 12; attempt++) {
       await worker.runUntilIdle();
       const [head] = await outboxOf(repo);
@@ -182,6 +190,64 @@ describe('OutboxWorker', () => {
     }
     const [head] = await outboxOf(repo);
     expect(head!.available_at.getTime() - t0.getTime()).toBeGreaterThan(300_000);
+  });
+
+  it('gives up after the retry limit: the row fails with what GitHub kept answering', async () => {
+    const repo = await freshRepo();
+    const ids = createCountingIds();
+    await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(1), now: t0, ids });
+    const executor = new CountingExecutor({
+      fail: () =>
+        new GithubRequestError({
+          status: 502,
+          githubMessage: 'Server Error',
+          request: 'POST /repos/acme/widgets/merges',
+          transient: true,
+        }),
+    });
+    const clock = manualClock(t0);
+    const worker = new OutboxWorker({
+      store,
+      execute: executor.execute,
+      logger: quiet,
+      ids,
+      now: clock.now,
+      retryLimit: { maxAttempts: 3 },
+    });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await worker.runUntilIdle();
+      const [head] = await outboxOf(repo);
+      if (attempt < 3) clock.set(head!.available_at);
+    }
+    const [failed] = await listFailedOutbox(store.db, repo);
+    expect(failed).toMatchObject({
+      // The oldest row of the repository: the 👍 on the queue command.
+      key: expect.stringMatching(/^react_to_comment:/),
+      error: expect.stringContaining(
+        'GitHub answered 502 (Server Error) to `POST /repos/acme/widgets/merges` on each of 3 attempts',
+      ),
+    });
+    expect(executor.count(repo, failed!.key)).toBe(3);
+  });
+
+  it('waits at least as long as GitHub asks (retry-after), however short the back-off', async () => {
+    const repo = await freshRepo();
+    const ids = createCountingIds();
+    await runStep({ db: store.db, repositoryId: repo, inputs: openedAndQueued(1), now: t0, ids });
+    const executor = new CountingExecutor({
+      fail: () =>
+        new GithubRequestError({
+          status: 403,
+          githubMessage: 'You have exceeded a secondary rate limit.',
+          request: 'POST /repos/acme/widgets/merges',
+          transient: true,
+          retryAfterSeconds: 120,
+        }),
+    });
+    const worker = new OutboxWorker({ store, execute: executor.execute, logger: quiet, ids, now: () => t0 });
+    await worker.runUntilIdle();
+    const [head] = await outboxOf(repo);
+    expect(head!.available_at.getTime() - t0.getTime()).toBe(120_000);
   });
 
   it('does not mark a row done when its result cannot be recorded, and runs it again', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderCheckRunSummary, renderCheckRunTitle } from '../../../app/github/render/check-run.ts';
 import { renderCommandProblem, renderReply } from '../../../app/github/render/comment.ts';
+import { explainGithubRefusal, renderGaveUp } from '../../../app/github/render/github-trouble.ts';
 import { renderMergeMessage } from '../../../app/github/render/test-branch.ts';
 import type { BatchPhase, CheckRunDetails, QueuedDetails } from '../../../app/queue/effects.ts';
 
@@ -614,5 +615,90 @@ describe('merge commits on a test branch', () => {
 
       Trainyard batch 0b6f1c1e-batch, attempt 2: #4, #7 on main."
     `);
+  });
+});
+
+describe('what GitHub does besides succeeding or refusing (render/github-trouble.ts)', () => {
+  const left = (detail: string) =>
+    checkRun({
+      kind: 'left',
+      merged: false,
+      code: 'PR_UNEXPECTEDLY_FAILED_TO_MERGE',
+      detail,
+    } as CheckRunDetails);
+
+  it('a merge refused by a required status check, a required review, or "up to date"', () => {
+    expect(
+      left('GitHub refused the merge (405): Required status check "security-scan" is expected.'),
+    ).toMatchInlineSnapshot(`
+      {
+        "summary": "Left the queue (\`PR_UNEXPECTEDLY_FAILED_TO_MERGE\`): GitHub refused the merge (405): Required status check "security-scan" is expected..
+
+      The base branch's protection requires the status check \`security-scan\` on the pull request itself, and it has not reported on the pull request's head. Trainyard tests on its own branch: make \`security-scan\` run on pull requests too, or drop it from the required checks, then queue the pull request again.",
+        "title": "Left the queue: PR_UNEXPECTEDLY_FAILED_TO_MERGE",
+      }
+    `);
+    expect(
+      left('GitHub refused the merge (405): Required status check "ci" is failing.').summary,
+    ).toMatchInlineSnapshot(`
+      "Left the queue (\`PR_UNEXPECTEDLY_FAILED_TO_MERGE\`): GitHub refused the merge (405): Required status check "ci" is failing..
+
+      The base branch's protection requires the status check \`ci\` on the pull request itself, and it fails on the pull request's head. Trainyard tests on its own branch: make \`ci\` run on pull requests too, or drop it from the required checks, then queue the pull request again."
+    `);
+    expect(
+      left(
+        'GitHub refused the merge (405): At least 2 approving reviews are required by reviewers with write access.',
+      ).summary,
+    ).toMatchInlineSnapshot(`
+      "Left the queue (\`PR_UNEXPECTEDLY_FAILED_TO_MERGE\`): GitHub refused the merge (405): At least 2 approving reviews are required by reviewers with write access..
+
+      The base branch's protection requires 2 approving reviews from people with write access before a merge. Have the pull request approved, then queue it again (the queue condition \`#approved-reviews-by>=2\` keeps it out of the queue until then)."
+    `);
+    expect(
+      left('GitHub refused the merge (405): Head branch is not up to date with the base branch').summary,
+    ).toMatchInlineSnapshot(`
+      "Left the queue (\`PR_UNEXPECTEDLY_FAILED_TO_MERGE\`): GitHub refused the merge (405): Head branch is not up to date with the base branch.
+
+      The base branch's protection requires branches to be up to date before merging, and the pull request's own branch does not contain the current base. Trainyard tests each batch on top of the current base, so the setting adds nothing the queue does not check: turn "Require branches to be up to date" off for the base branch, or test one pull request at a time in place (\`max_parallel_checks: 1\`, where the queue updates the pull request's branch itself)."
+    `);
+    expect(explainGithubRefusal('GitHub refused the merge (405): Pull Request is not mergeable')).toBeNull();
+  });
+
+  it('an effect given up after GitHub kept failing: 502, a secondary rate limit, no answer', () => {
+    const last = {
+      status: 502,
+      githubMessage: 'Server Error',
+      request: 'PUT /repos/acme/widgets/pulls/3/merge',
+      rateLimited: false,
+      retryAfterSeconds: null,
+    };
+    expect(renderGaveUp({ attempts: 10, minutes: 9.4, last })).toMatchInlineSnapshot(
+      `"GitHub answered 502 (Server Error) to \`PUT /repos/acme/widgets/pulls/3/merge\` on each of 10 attempts over 9 min; Trainyard stopped retrying. Queue the pull request again once GitHub answers"`,
+    );
+    expect(
+      renderGaveUp({
+        attempts: 10,
+        minutes: 12,
+        last: {
+          ...last,
+          status: 403,
+          githubMessage:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          rateLimited: true,
+          retryAfterSeconds: 60,
+        },
+      }),
+    ).toMatchInlineSnapshot(
+      `"GitHub's rate limit refused the app's requests (403: You have exceeded a secondary rate limit. Please wait a few minutes before you try again.; it asked to wait 60 s) to \`PUT /repos/acme/widgets/pulls/3/merge\` on each of 10 attempts over 12 min; Trainyard stopped retrying. Queue the pull request again once GitHub answers"`,
+    );
+    expect(
+      renderGaveUp({
+        attempts: 10,
+        minutes: 0.5,
+        last: { ...last, status: 0, githubMessage: 'connect ECONNREFUSED' },
+      }),
+    ).toMatchInlineSnapshot(
+      `"GitHub could not be reached (connect ECONNREFUSED) to \`PUT /repos/acme/widgets/pulls/3/merge\` on each of 10 attempts over less than a minute; Trainyard stopped retrying. Queue the pull request again once GitHub answers"`,
+    );
   });
 });
