@@ -52,10 +52,11 @@ let mergedCountStat = 0;
 
 /**
  * Every ISO timestamp in a JSON value, by path. Two kinds are not times something happened and
- * are kept apart: predictions and deadlines (`estimated_*`, `*timeout_at`), and the bounds of
+ * are kept apart: predictions and deadlines (`estimated_*` and their p90, `*timeout_at`, a reason's
+ * `until`), and the bounds of
  * statistics buckets (the bucket under way ends at the end of its hour or day, whatever the clock).
  */
-const PREDICTION = /(^|\.)(estimated_[a-z_]+|[a-z_]*timeout_at)$/;
+const PREDICTION = /(^|\.)(estimated_[a-z0-9_]+|[a-z_]*timeout_at|until)$/;
 function collect(where: string, value: unknown, readAt: number, path = ''): void {
   if (typeof value === 'string' && ISO_TIME.test(value)) {
     const stamp = { where, path, at: Date.parse(value), readAt };
