@@ -8,7 +8,6 @@ import { parseConfig } from '../../app/config/load-config.ts';
 import { CHECK_RUN_NAME } from '../../app/github/render/check-run.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
 import type { Sandbox } from '../../app/sandbox/start-sandbox.ts';
-import { readSettings } from '../../app/settings.ts';
 import { startSystem, type TrainyardSystem } from '../../app/start-system.ts';
 import { createApiKey } from '../../app/store/api-keys.ts';
 import type { Store } from '../../app/store/database.ts';
@@ -22,6 +21,7 @@ import type {
   QueuedPullRequest,
 } from '../../shared/schemas/merge-queue.schema.ts';
 import { type StatsResponse, statsResponseSchemas } from '../../shared/schemas/stats-response.schema.ts';
+import { sandboxSystemSettings } from '../support/sandbox-system-settings.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 /*
@@ -106,14 +106,8 @@ beforeAll(async () => {
   store = await openTestStore();
   let clock: VirtualClock | undefined;
   system = await startSystem({
-    settings: readSettings({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TRAINYARD_DATA_DIR: join(dir, 'db'),
-      LOG_LEVEL: 'silent',
-      // A real repository's durations (10-minute CI runs…): the virtual clock makes it fast.
-      SANDBOX_TIME_SCALE: '1',
-    }),
+    // A real repository's durations (10-minute CI runs…): the virtual clock makes it fast.
+    settings: sandboxSystemSettings(dir, 1),
     store,
     logger: pino({ level: process.env.E2E_LOG_LEVEL ?? 'silent' }),
     sandbox: {

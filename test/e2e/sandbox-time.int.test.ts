@@ -5,10 +5,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatActivitySummary, readActivitySummary } from '../../app/activity-summary.ts';
 import { WallClock } from '../../app/sandbox/clock.ts';
-import { readSettings } from '../../app/settings.ts';
 import { startSystem, type TrainyardSystem } from '../../app/start-system.ts';
 import { createApiKey } from '../../app/store/api-keys.ts';
 import type { Store } from '../../app/store/database.ts';
+import { sandboxSystemSettings } from '../support/sandbox-system-settings.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 /*
@@ -103,13 +103,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trainyard-sandbox-time-'));
   store = await openTestStore();
   system = await startSystem({
-    settings: readSettings({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TRAINYARD_DATA_DIR: join(dir, 'db'),
-      LOG_LEVEL: 'silent',
-      SANDBOX_TIME_SCALE: String(PACE),
-    }),
+    settings: sandboxSystemSettings(dir, PACE),
     store,
     logger: pino({ level: process.env.E2E_LOG_LEVEL ?? 'silent' }),
     sandbox: {

@@ -6,13 +6,13 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_SEPARATOR } from '../../app/queue/composite-key.ts';
 import { VirtualClock } from '../../app/sandbox/clock.ts';
-import { readSettings } from '../../app/settings.ts';
 import { startSystem, type TrainyardSystem } from '../../app/start-system.ts';
 import { createApiKey } from '../../app/store/api-keys.ts';
 import type { Store } from '../../app/store/database.ts';
 import { loadQueueState } from '../../app/store/queue-state.ts';
 import { findRepository } from '../../app/store/repositories.ts';
 import { parseScrape, type Scrape } from '../support/prometheus-text.ts';
+import { sandboxSystemSettings } from '../support/sandbox-system-settings.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 /*
@@ -65,13 +65,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trainyard-metrics-'));
   store = await openTestStore();
   system = await startSystem({
-    settings: readSettings({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TRAINYARD_DATA_DIR: join(dir, 'db'),
-      LOG_LEVEL: 'silent',
-      SANDBOX_TIME_SCALE: '1',
-    }),
+    settings: sandboxSystemSettings(dir, 1),
     store,
     logger: pino({ level: 'silent' }),
     sandbox: {

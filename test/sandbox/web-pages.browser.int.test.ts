@@ -6,10 +6,10 @@ import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../app/sandbox/start-sandbox.ts';
-import { readSettings } from '../../app/settings.ts';
 import { startSystem, type TrainyardSystem } from '../../app/start-system.ts';
 import type { Store } from '../../app/store/database.ts';
 import { launchChromium } from '../../scripts/chromium.mjs';
+import { sandboxSystemSettings } from '../support/sandbox-system-settings.ts';
 import { openTestStore } from '../support/test-store.ts';
 
 /*
@@ -39,14 +39,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trainyard-web-pages-'));
   store = await openTestStore();
   system = await startSystem({
-    settings: readSettings({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TRAINYARD_DATA_DIR: join(dir, 'db'),
-      LOG_LEVEL: 'silent',
-      // 2-second CI runs, a second's batch wait.
-      SANDBOX_TIME_SCALE: '300',
-    }),
+    // 2-second CI runs, a second's batch wait.
+    settings: sandboxSystemSettings(dir, 300),
     store,
     logger: pino({ level: 'silent' }),
     sandbox: {
