@@ -157,6 +157,11 @@ export const mergeQueueSchema = strictMapping({
   // With bisect_aside: probes per round of a bisection (default 2: cut in thirds). 1 searches by
   // halves — one probe a round, fewer runs, one more round (see app/queue/bisection.ts).
   bisect_aside_probes: z.union([z.literal(1), z.literal(2)]).optional(),
+  // With bisect_aside: a failed batch of several pull requests splits at once into at most this
+  // many groups, each tested on the base alone beside the line, instead of being bisected by
+  // prefixes; a failing group of several splits into single pull requests. One round clears the
+  // innocents of every passing group (see app/queue/split.ts). Unset: prefix bisection.
+  bisect_aside_split: integer(2, 16).optional(),
   // Batches in line per partition — under test, passed or merging — default unbounded. A passed
   // batch whose pull request of several partitions waits for another partition to validate it
   // holds its lane; without a bound the lane keeps stacking batches on it, and all of them are

@@ -31,10 +31,13 @@ export function abortBatchesFrom(
   const index = lane.batches.findIndex((b) => b.id === id);
   if (index < 0) return lane;
   const leaving = params.leaving ?? new Set<number>();
-  lane.batches.slice(index).forEach((batch, offset) => {
-    abortBatch(t, { lane, batch, why: offset === 0 ? first : behind, leaving });
+  // Split groups are built on the base alone, not on what is ahead of them in the lane: they stay.
+  const from = lane.batches.slice(index);
+  const kept = from.filter((batch, offset) => offset > 0 && batch.splitFrom !== undefined);
+  from.forEach((batch, offset) => {
+    if (!kept.includes(batch)) abortBatch(t, { lane, batch, why: offset === 0 ? first : behind, leaving });
   });
-  const next = { ...lane, batches: lane.batches.slice(0, index) };
+  const next = { ...lane, batches: [...lane.batches.slice(0, index), ...kept] };
   putLane(t, next);
   return next;
 }

@@ -3,7 +3,7 @@ import { abortBatchesFrom, closeDraft } from './abort.ts';
 import { repeatUntilDone } from './repeat.ts';
 import { summarizeSessions } from './sessions-summary.ts';
 import type { Batch, Lane, QueueState, Session } from './state.ts';
-import { abortEnding, computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
+import { abortEnding, computeBatchUnit, emitChecksEnd, successEnding } from './tested-unit.ts';
 import { currentLane, findSession, lanesOf, putLane, putSessions, type Transition } from './transition.ts';
 
 /*
@@ -172,7 +172,10 @@ export function returnOvertaken(t: Transition): void {
         t,
         computeBatchUnit(lane, batch, run),
         batch.numbers,
-        abortEnding(run, 'MERGE_QUEUE_RESET', OVERTAKEN_REASON(batch.name), 'REEMBARKED'),
+        // A group split from a failed batch passing is what it was for: its pull requests are innocent.
+        batch.splitFrom === undefined
+          ? abortEnding(run, 'MERGE_QUEUE_RESET', OVERTAKEN_REASON(batch.name), 'REEMBARKED')
+          : successEnding(run.checks),
       );
       if (batch.mode === 'draft') closeDraft(t, batch.id, run);
     }

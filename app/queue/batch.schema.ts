@@ -115,6 +115,12 @@ const commonShape = {
    * the base may move under it and it must never merge; its innocent pull requests wait again.
    */
   overtaken: z.literal(true).optional(),
+  /**
+   * With `merge_queue.bisect_aside_split`: the failed batch this group was split from. A group is
+   * tested on the base alone beside the line and never merges (it is overtaken from the start):
+   * passing, its pull requests go back to the front of the queue; failing, it splits again.
+   */
+  splitFrom: z.string().optional(),
   /** With `mode: adaptive`: the lane's depth when the batch was built, and the queue it was computed from. */
   laneDepth: z.strictObject({ depth: z.int().min(1), queued: z.int().min(0) }).optional(),
 };

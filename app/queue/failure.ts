@@ -1,6 +1,7 @@
 import { abortBatchesFrom, cancelRun, closeDraft } from './abort.ts';
 import { abortBuiltOnFailed, isAside, planSuspects, returnOvertaken } from './aside.ts';
 import { startBisection } from './bisection.ts';
+import { isSplitting, splitFailedBatch } from './split.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { leaveQueue } from './leave.ts';
 import { toCheck } from './queue-events.ts';
@@ -12,7 +13,7 @@ import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
 import { currentLane, putLane, type Transition } from './transition.ts';
 
 /** What happens to a failed batch once every batch ahead of it has passed. */
-export type FailureOutcome = 'held' | 'skipped' | 'retried' | 'bisected' | 'dropped';
+export type FailureOutcome = 'held' | 'skipped' | 'retried' | 'bisected' | 'split' | 'dropped';
 
 /**
  * A failed batch is judged only when the batches it was built on have passed: until then the
@@ -71,6 +72,12 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
     return 'retried';
   }
   const cap = rule.batch_max_failure_resolution_attempts;
+  if (batch.numbers.length > 1 && cap !== 0 && isSplitting(t.state.config, batch)) {
+    endFailedChecks(t, { lane, batch, run, timedOut, status: 'REEMBARKED' });
+    if (batch.mode === 'draft') closeDraft(t, batch.id, run);
+    splitFailedBatch(t, currentLane(t, lane), batch);
+    return 'split';
+  }
   const bisect = batch.numbers.length > 1 && cap !== 0;
   // The failed batch's checks end first, then the batches built on it are aborted.
   endFailedChecks(t, { lane, batch, run, timedOut, status: bisect ? 'REEMBARKED' : 'DEFINITIVE' });

@@ -1,6 +1,7 @@
 import type { QueueRule } from '../config/config.schema.ts';
 import { closeDraft } from './abort.ts';
 import { describeDepth, isAdaptive, recordSoloRetry } from './adaptive.ts';
+import { describeSplitGroup } from './split.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { replaceSubBatch } from './embark.ts';
 import type { ChecksReported, TestBranchPrepared } from './inputs.ts';
@@ -49,7 +50,11 @@ export function handleTestBranchPrepared(t: Transition, input: TestBranchPrepare
         : `${found.batch.name} started`;
     const { laneDepth } = found.batch;
     const reason =
-      laneDepth === undefined ? started : `${started}; ${describeDepth(laneDepth, t.state.config)}`;
+      found.batch.splitFrom !== undefined
+        ? `${started}; ${describeSplitGroup(found.batch, found.lane.base)}`
+        : laneDepth === undefined
+          ? started
+          : `${started}; ${describeDepth(laneDepth, t.state.config)}`;
     emitChecksStart(t, computeBatchUnit(lane, found.batch, run), found.batch.numbers, reason);
   } else {
     const unit = computeSubBatchUnit(lane, found.batch, found.sub, run);

@@ -37,11 +37,12 @@ export const RECOMMENDED_CONFIG: TrainyardConfigInput = {
     mode: 'adaptive',
     max_parallel_checks: 6,
     queued_per_check: 5,
-    // A failed batch is bisected aside; the queue does not wait for it (app/queue/aside.ts).
+    // A failed batch steps aside; the queue does not wait for it (app/queue/aside.ts).
     bisect_aside: true,
-    // Probes run beside the line and rarely merge: search by halves, one probe a round, batches in
-    // several partitions too (app/queue/bisection.ts).
-    bisect_aside_probes: 1,
+    // and splits at once into 4 groups tested side by side on the base alone (app/queue/split.ts):
+    // one round clears most of its innocents, where a search by halves took one round per halving
+    // and sent the pull requests after the culprit back untested (docs/decisions/0036).
+    bisect_aside_split: 4,
     skip_intermediate_results: false,
   },
 };

@@ -321,9 +321,14 @@ export class TrainyardPolicy implements QueuePolicy {
 /** What a tested unit is, for the CI breakdown: a batch (in line, or aside after failing) or a probe of a bisection. */
 type RunKind = 'batch' | 'probe';
 
+/** A probe: a sub-batch of a bisection, or a group a failed batch was split into (both find culprits). */
 function findRunKind(state: QueueState, unit: string): RunKind {
   const probe = state.lanes.some((lane) =>
-    lane.batches.some((b) => b.phase === 'bisecting' && b.bisection.subBatches.some((s) => s.id === unit)),
+    lane.batches.some(
+      (b) =>
+        (b.id === unit && b.splitFrom !== undefined) ||
+        (b.phase === 'bisecting' && b.bisection.subBatches.some((s) => s.id === unit)),
+    ),
   );
   return probe ? 'probe' : 'batch';
 }

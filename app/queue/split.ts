@@ -1,0 +1,85 @@
+import type { TrainyardConfig } from '../config/config.schema.ts';
+import { consumeCleared, isAside } from './aside.ts';
+import { requestTestBranch } from './embark.ts';
+import type { Batch, Lane, Session } from './state.ts';
+import { currentLane, findSession, putLane, type Transition } from './transition.ts';
+
+/*
+ * `merge_queue.bisect_aside_split`: a failed batch aside is split instead of bisected by prefixes.
+ *
+ * A prefix bisection aside tests one or two prefixes a round, each on top of what was ahead of the
+ * failed batch. An innocent waits one CI run per round, and those after the culprit go back
+ * untested, often into a batch that fails again. Since the queue has moved on without the failed
+ * batch (it is overtaken), nothing a probe passes can merge anyway: a probe only tells who is
+ * innocent. So the batch splits at once into at most `bisect_aside_split` groups, each tested on
+ * the base alone, beside the line and at the same time. A passing group's pull requests go back
+ * to the front of the queue (cleared); a failing group of several splits again, into single pull
+ * requests; a failing single leaves as the culprit (after a retry, when the adaptive mode judges a
+ * flake likely). When every group passes, the failure was a flake or a conflict between groups,
+ * and all go back. Groups are built on the base alone, so a failure in the line never aborts them.
+ *
+ * One round finds the culprit of a group of one and clears every passing group; a culprit in a
+ * group of several takes a second round. The cost is up to `bisect_aside_split` runs at once
+ * where a search by halves ran one a round.
+ */
+
+/** Whether this failed batch splits (with bisect_aside, when set). */
+export function isSplitting(config: TrainyardConfig, batch: Batch): boolean {
+  const { bisect_aside_split: split } = config.merge_queue;
+  return split !== undefined && isAside(config, batch);
+}
+
+/** Groups of a failed batch: at most `split` of them (a failed group: singles), in queue order. */
+export function computeSplitGroups(numbers: readonly number[], split: number, group: boolean): number[][] {
+  const count = group ? numbers.length : Math.min(numbers.length, split);
+  const size = Math.ceil(numbers.length / Math.max(1, count));
+  const groups: number[][] = [];
+  for (let i = 0; i < numbers.length; i += size) groups.push(numbers.slice(i, i + size));
+  return groups;
+}
+
+/** Splits a failed batch aside (its checks already ended) into groups tested on the base alone. */
+export function splitFailedBatch(t: Transition, lane: Lane, failed: Batch): void {
+  const split = t.state.config.merge_queue.bisect_aside_split ?? 2;
+  putLane(t, { ...lane, batches: lane.batches.filter((b) => b.id !== failed.id) });
+  const numbers = failed.numbers.filter((n) => findSession(t.state, n) !== undefined);
+  for (const group of computeSplitGroups(numbers, split, failed.splitFrom !== undefined)) {
+    startSplitGroup(t, lane, { failed, sessions: group.map((n) => findSession(t.state, n)!) });
+  }
+}
+
+function startSplitGroup(
+  t: Transition,
+  stale: Lane,
+  params: { failed: Batch; sessions: readonly Session[] },
+): void {
+  const { failed, sessions } = params;
+  const counter = t.state.counters.batch + 1;
+  t.state = { ...t.state, counters: { ...t.state.counters, batch: counter } };
+  const group: Batch = {
+    id: t.ids.uuid(),
+    name: `batch-${counter}`,
+    queueName: failed.queueName,
+    numbers: sessions.map((s) => s.number),
+    parentNumbers: [],
+    parentIds: [],
+    baseSha: t.state.bases[stale.base]?.sha ?? null,
+    mode: 'draft',
+    createdAt: t.nowIso,
+    retries: 0,
+    overtaken: true,
+    splitFrom: failed.name,
+    phase: 'trial',
+    trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
+  };
+  consumeCleared(t, sessions);
+  const lane = currentLane(t, stale);
+  const next = { ...lane, batches: [...lane.batches, group] };
+  putLane(t, next);
+  requestTestBranch(t, { lane: next, batch: group, attempt: 1 });
+}
+
+/** One line for a group's events: what it is for. */
+export function describeSplitGroup(group: Batch, base: string): string {
+  return `split from ${group.splitFrom}, which failed: tested on ${base} alone beside the line to clear or find the failing pull request`;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { computeSplitGroups } from '../../../app/queue/split.ts';
+import { type CiOracle, failIfContains, scenario } from '../support/scenario.ts';
+
+/*
+ * merge_queue.bisect_aside_split (app/queue/split.ts): a failed batch aside splits at once into
+ * groups tested on the base alone; a failing group of several splits into singles.
+ */
+const config = (split: number, size = 4) => ({
+  queue_rules: [{ name: 'default', batch_size: size, batch_max_wait_time: '5m', checks_timeout: null }],
+  merge_queue: { max_parallel_checks: 2, bisect_aside: true, bisect_aside_split: split },
+});
+
+/** The pull requests of each test branch asked for, in order. */
+const branches = (s: ReturnType<typeof scenario>) =>
+  s.effects('prepare_test_branch').map((e) => e.pullRequests.map((p) => p.number));
+
+describe('bisect_aside_split — a failed batch splits into groups tested side by side', () => {
+  it('groups: at most `split` of them in queue order; a failed group splits into singles', () => {
+    expect(computeSplitGroups([1, 2, 3, 4], 4, false)).toEqual([[1], [2], [3], [4]]);
+    expect(computeSplitGroups([1, 2, 3, 4, 5, 6, 7, 8], 4, false)).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+      [7, 8],
+    ]);
+    expect(computeSplitGroups([1, 2, 3, 4, 5], 2, false)).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    expect(computeSplitGroups([5, 6], 4, true)).toEqual([[5], [6]]);
+  });
+
+  it('one round finds a culprit among four: each is tested alone on the base, at once', () => {
+    const s = scenario(config(4)).queue(1, 2, 3, 4);
+    s.runUntilIdle({ ci: failIfContains(3) });
+    // The batch, then four groups of one on the base alone (no parents), then the innocents again.
+    expect(branches(s).slice(0, 5)).toEqual([[1, 2, 3, 4], [1], [2], [3], [4]]);
+    const left = s.events('action.queue.leave').filter((e) => e.type === 'action.queue.leave' && e.metadata.reason.startsWith('CHECKS_FAILED'));
+    expect(left.map((e) => e.pull_request)).toEqual([3]);
+    expect(s.events('action.queue.merged').map((e) => e.pull_request)).toEqual([1, 2, 4]);
+    // One round: 1 batch, 4 groups, and the innocents' runs in line; no other probe.
+    expect(branches(s).slice(5).every((b) => !b.includes(3))).toBe(true);
+  });
+
+  it('a culprit in a group of several takes a second round, of singles; the passing groups are cleared after one', () => {
+    const s = scenario(config(4, 8)).queue(1, 2, 3, 4, 5, 6, 7, 8);
+    s.runUntilIdle({ ci: failIfContains(6) });
+    expect(branches(s).slice(0, 5)).toEqual([
+      [1, 2, 3, 4, 5, 6, 7, 8],
+      [1, 2],
+      [3, 4],
+      [5, 6],
+      [7, 8],
+    ]);
+    // [5, 6] failed and splits into singles; no other group does.
+    const singles = branches(s).filter((b) => b.length === 1);
+    expect(singles).toEqual([[5], [6]]);
+    const left = s.events('action.queue.leave').filter((e) => e.type === 'action.queue.leave' && e.metadata.reason.startsWith('CHECKS_FAILED'));
+    expect(left.map((e) => e.pull_request)).toEqual([6]);
+    const merged = s.events('action.queue.merged').map((e) => e.pull_request);
+    expect(merged.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 7, 8]);
+  });
+
+  it('a flake: every group passes, nobody leaves, all merge', () => {
+    let first = true;
+    const flakyOnce: CiOracle = (numbers) => {
+      if (numbers.length === 4 && first) {
+        first = false;
+        return 'failure';
+      }
+      return 'success';
+    };
+    const s = scenario(config(2)).queue(1, 2, 3, 4);
+    s.runUntilIdle({ ci: flakyOnce });
+    expect(branches(s).slice(0, 3)).toEqual([
+      [1, 2, 3, 4],
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(s.events('action.queue.leave').filter((e) => e.type === 'action.queue.leave' && e.metadata.reason.startsWith('CHECKS_FAILED'))).toEqual([]);
+    const merged = s.events('action.queue.merged').map((e) => e.pull_request);
+    expect(merged.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('says why: the groups’ checks_start and the pull request’s reason name the failed batch', () => {
+    const s = scenario(config(2)).queue(1, 2, 3, 4);
+    s.runUntilIdle({ ci: (numbers) => (numbers.length === 4 ? 'failure' : 'hang'), until: '1h' });
+    const reasons = s
+      .events('action.queue.checks_start')
+      .map((e) => e.type === 'action.queue.checks_start' && e.metadata.start_reason);
+    expect(reasons).toContain(
+      'batch-2 started; split from batch-1, which failed: tested on main alone beside the line to clear or find the failing pull request',
+    );
+    const pr = s.status().batches.flatMap((b) => b.pull_requests).find((p) => p.number === 3);
+    expect(pr?.reasons?.[0]).toMatchObject({
+      code: 'bisecting',
+      message: 'batch-1 failed; this pull request is tested again on main alone with #4 (batch-3) to clear it or find the failing one',
+    });
+  });
+
+  it('a failure in the line does not abort the groups: they are built on the base alone', () => {
+    const s = scenario(config(2)).queue(1, 2, 3, 4);
+    // batch-1 fails; its groups hang; the line goes on with 5–8, which fails too.
+    s.runUntilIdle({ ci: (numbers) => (numbers.length === 4 && numbers[0] === 1 ? 'failure' : 'hang'), until: '1h' });
+    s.queue(5, 6, 7, 8);
+    s.runUntilIdle({ ci: (numbers) => (numbers.includes(5) ? 'failure' : 'hang'), until: '2h' });
+    // batch-1's groups are still under test, untouched by the failure of the line.
+    const groupsOfBatch1 = s.status().batches.filter((b) => b.pull_requests.some((p) => p.number <= 4));
+    expect(groupsOfBatch1.map((b) => b.pull_requests.map((p) => p.number))).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(s.events('action.queue.checks_end').filter((e) => e.pull_request <= 4)).toHaveLength(4);
+  });
+});
