@@ -1005,6 +1005,7 @@ function report(results: RunResult[]): void {
       'CPU busy: Trainyard / GitHub stub (% of one core)',
       (r) => `${f0(r.cpuMs / r.seconds / 10)} / ${f0(r.workload.cpuMs / r.seconds / 10)}`,
     ],
+    ["Trainyard's CPU per delivery sent (ms)", (r) => (r.cpuMs / r.sent).toFixed(2)],
   ];
   process.stdout.write(
     `\n${table(
