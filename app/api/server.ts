@@ -22,7 +22,8 @@ import { answerClientError, answerExpectationFailed, refuseConnect } from './cli
 import { closeConnectionsOnClose } from './close-connections.ts';
 import { sendError } from './errors.ts';
 import { registerRepositoryScope } from './repository-scope.ts';
-import { type RequestLike, requestOrigin } from './request-origin.ts';
+import { requestOrigin } from './request-origin.ts';
+import type { RouteContext } from './route-context.ts';
 import { registerFreezeRoutes } from './routes/freeze.route.ts';
 import { registerLogsRoute } from './routes/logs.route.ts';
 import { registerPauseRoutes } from './routes/pause.route.ts';
@@ -61,13 +62,6 @@ export interface ApiDependencies {
    * null when no route matched): the metrics' API latency per route.
    */
   observeRequest?: (method: string, route: string | null, status: number, seconds: number) => void;
-}
-
-export interface RouteContext {
-  store: Store;
-  now: () => Date;
-  /** The absolute URL of the current request, for Link headers. */
-  requestUrl(request: RequestLike & { url: string }): URL;
 }
 
 const requestIdPattern = /^[\w\-.:]{1,128}$/;

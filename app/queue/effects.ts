@@ -40,7 +40,19 @@ export interface PrepareTestBranch extends Keyed {
   /** When set, build on this commit instead of the base's head (a batch behind others). */
   baseSha: string | null;
   pullRequests: { number: number; headSha: string }[];
-  draftPullRequest: { title: string; body: string } | null;
+  draftPullRequest: DraftPullRequestFacts | null;
+}
+
+/**
+ * What a batch's draft pull request tells of; the shell words its title and body
+ * (app/github/render/test-branch.ts).
+ */
+export interface DraftPullRequestFacts {
+  /** The batch's name, or the sub-batch's during a bisection. */
+  name: string;
+  /** The pull requests this batch (or sub-batch) tests, without those of the batches it is built on. */
+  numbers: number[];
+  queueName: string;
 }
 
 /** Test a single PR on itself: bring it up to date with its base. Answers like prepare_test_branch. */

@@ -239,10 +239,7 @@ export function requestTestBranch(
       headSha:
         t.state.sessions[String(number)]?.headSha ?? t.state.pullRequests[String(number)]?.headSha ?? '',
     })),
-    draftPullRequest: {
-      title: `merge queue: ${sub?.name ?? batch.name} — ${numbers.map((n) => `#${n}`).join(', ')}`,
-      body: `Testing ${all.map((n) => `#${n}`).join(', ')} on top of ${lane.base} (queue rule ${batch.queueName}).`,
-    },
+    draftPullRequest: { name: sub?.name ?? batch.name, numbers, queueName: batch.queueName },
   });
 }
 

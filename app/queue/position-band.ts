@@ -1,10 +1,11 @@
 /**
  * A waiting pull request's position as its check run shows it: exact among the first ten of its
  * lane, then by bands. Each merge moves everyone behind it up by one, so exact positions deep in
- * a lane republished every check run of the lane at every merge: a hundred GitHub writes per
- * merge with a hundred waiting (GitHub's secondary rate limits cap content-creating requests),
- * and the engine's costliest work at depth. With bands, a merge changes about a dozen titles.
- * The exact position stays in the status API. The shell words it (app/github/render/check-run.ts).
+ * a lane would republish every check run of the lane at every merge: one GitHub write per
+ * waiting pull request (GitHub's secondary rate limits cap content-creating requests), and the
+ * engine's costliest work at depth. With bands, a merge changes only the titles of those who
+ * cross into another band (figures in docs/decisions/0016). The exact position stays in the
+ * status API. The shell words it (app/github/render/check-run.ts).
  */
 const BANDS: readonly (readonly [number, number])[] = [
   [11, 25],

@@ -9,8 +9,8 @@ import type {
   Repository,
   WorkflowRun,
 } from './entities.ts';
+import type { Delivery } from './hook-delivery.ts';
 import type { SandboxEvent } from './sandbox-events.ts';
-import type { Delivery } from './webhooks/delivery.ts';
 
 /** The keys of one repository's objects changed since the last journal record. */
 export interface RepositoryKeys {

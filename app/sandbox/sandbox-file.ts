@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { CiModel } from '../sim/ci-model.ts';
 import type { SandboxCiSnapshot } from './ci.ts';
 import type { DemoWorkloadSettings, DemoWorkloadState } from './demo-workload.ts';
+import type { Delivery } from './hook-delivery.ts';
 import type { SandboxSnapshot } from './model-snapshot.ts';
-import type { Delivery } from './webhooks/delivery.ts';
 
 export const SANDBOX_FILE = 'sandbox.json';
 

@@ -15,10 +15,10 @@ import type {
   Role,
   WorkflowRun,
 } from './entities.ts';
+import type { Delivery } from './hook-delivery.ts';
 import type { IdKind } from './id-sequence.ts';
 import type { InstallationSnapshot, RepositoryFields, RepositorySnapshot, Stored } from './model-snapshot.ts';
 import { syncDirectory } from './sandbox-file.ts';
-import type { Delivery } from './webhooks/delivery.ts';
 
 export const JOURNAL_FILE = 'sandbox.journal';
 

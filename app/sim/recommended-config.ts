@@ -24,7 +24,7 @@ export const RECOMMENDED_CONFIG: TrainyardConfigInput = {
       max_checks_retries: 0,
     },
   ],
-  // A hotfix goes first but does not abort the batches already running: each interruption threw
+  // A hotfix goes first but does not abort the batches already running: each interruption throws
   // away up to max_parallel_checks runs and their rebuilds in every lane of the hotfix.
   priority_rules: [
     { name: 'hotfix', conditions: ['label=hotfix'], priority: 'high', allow_checks_interruption: false },

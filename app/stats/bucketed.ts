@@ -13,8 +13,8 @@ import { type StatsParams, type TimeRange, whereSql, widthOf } from './stats-par
  *
  * The bucket is computed in a subquery behind OFFSET 0, so that the planner estimates the
  * groups from a default instead of from the time column, where every value is distinct: it
- * then expects one group per row and sorts them (to disk at 90 days, 4 MB work_mem) rather than
- * hashing a few thousand groups, about ten times slower (docs/decisions/0008).
+ * would then expect one group per row and sort them (to disk over long periods) rather than hash
+ * a few thousand groups, which is much slower (figures in docs/decisions/0008).
  */
 
 export type ProjectionTable =

@@ -72,8 +72,9 @@ export const QUERY_CANCELED = '57014';
 /**
  * A statement whose SQL text starts with this comment runs as a named prepared statement:
  * parsed and planned once per connection, then only bound and run. For the large statements
- * run again and again with new parameters (appending events and their projections: parsing
- * and planning it was a quarter of the database's time per append).
+ * run again and again with new parameters, such as appending events and their projections,
+ * whose parsing and planning would otherwise weigh on every append (figures in
+ * docs/decisions/0005-prepared-statements-for-appends.md).
  */
 export const PREPARED_MARK = '/* prepared */';
 

@@ -41,12 +41,15 @@
  * deliveries already in the inbox table, 200,000: deliveries are kept seven days),
  * BENCH_WARMUP (deliveries sent at the offered rate and processed before the measured ones,
  * 1,000; not counted: the measured figures are of a running instance, its connections opened,
- * statements prepared, installation token fetched and code compiled).
+ * statements prepared, installation token fetched and code compiled), BENCH_CPU_PROFILE (a file
+ * name: Trainyard's process records a V8 CPU profile of the measured deliveries only, written to
+ * NAME-BACKEND.cpuprofile; `tsx test/bench/support/cpu-profile-summary.ts FILE` summarizes it).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +93,8 @@ const config = {
   warmup: envInt('BENCH_WARMUP', 1_000),
   /** BENCH_THROTTLE=1: pace writes as against GitHub (one a second per installation). */
   throttle: process.env.BENCH_THROTTLE === '1',
+  /** Where Trainyard's CPU profile of the measured deliveries goes (none when unset). */
+  cpuProfile: process.env.BENCH_CPU_PROFILE,
 };
 
 /**
@@ -761,6 +766,7 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
     // 2. The measured deliveries, then the backlog they leave.
     const loadBefore = loadavg();
     github.send({ type: 'measure' });
+    const profiler = config.cpuProfile === undefined ? null : await startProfiler();
     const cpuBefore = process.cpuUsage();
     // How late the app's event loop runs its callbacks: a busy loop delays every answer and query.
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -777,6 +783,11 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
     const cpu = process.cpuUsage(cpuBefore);
     loopDelay.disable();
     const loadAfter = loadavg();
+    if (profiler !== null) {
+      const file = `${config.cpuProfile}-${backend}.cpuprofile`;
+      writeFileSync(file, JSON.stringify(await profiler.stop()));
+      log(`${opened.label}: CPU profile of the measured deliveries written to ${file}`);
+    }
 
     const countsAnswer = github.next<GithubMessage>((m) => m.type === 'counts');
     github.send({ type: 'counts' });
@@ -809,6 +820,25 @@ async function runBackend(backend: 'pglite' | 'postgres', privateKey: string): P
     logger.flush();
     await opened.cleanup();
   }
+}
+
+/**
+ * V8's sampling profiler in this process, through the inspector (node --cpu-prof would cover
+ * the set-up and the warm-up too). Sampled every 500 µs.
+ */
+async function startProfiler(): Promise<{ stop: () => Promise<object> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
 }
 
 /**
@@ -975,6 +1005,7 @@ function report(results: RunResult[]): void {
       'CPU busy: Trainyard / GitHub stub (% of one core)',
       (r) => `${f0(r.cpuMs / r.seconds / 10)} / ${f0(r.workload.cpuMs / r.seconds / 10)}`,
     ],
+    ["Trainyard's CPU per delivery sent (ms)", (r) => (r.cpuMs / r.sent).toFixed(2)],
   ];
   process.stdout.write(
     `\n${table(

@@ -66,6 +66,29 @@ describe('webhook inbox', () => {
     expect(order).toEqual(['m-0', 'm-1', 'm-2']);
   });
 
+  it('stores each body as it came, byte for byte, several in one statement', async () => {
+    const bodies = [
+      '{"comment":{"body":"say \\"hi\\" \\\\ C:\\\\path"}}',
+      '{\n  "title": "caf\u00e9 \u2014 \ud83d\ude80",\n\t"escaped": "\\u00e9 \\ud83d \\u0000 \\n"\n}',
+      '{"empty":"","array":[1,{"a":null}],"tail":"}\\""}',
+    ];
+    const stored = await saveDeliveries(
+      store.db,
+      bodies.map((payload, i) => ({
+        deliveryId: `body-${i}`,
+        event: 'issue_comment',
+        orderingKey: `repository:bodies-${i}`,
+        payload,
+        now: t0,
+      })),
+    );
+    expect(stored.size).toBe(3);
+    const claimed = await claimDeliveries(store.db, { limit: 100, leaseMs: 60_000, now: t0 });
+    const byId = new Map(claimed.map((d) => [d.deliveryId, d.payload]));
+    expect(bodies.map((_, i) => byId.get(`body-${i}`))).toEqual(bodies);
+    for (const d of claimed) await completeDelivery(store.db, d, { now: t0 });
+  });
+
   it('forgets a delivery stored in a transaction that rolled back', async () => {
     await expect(
       store.db.transaction().execute(async (tx) => {

@@ -25,7 +25,7 @@ export function prepareTestBranch(overrides: Partial<PrepareTestBranch> = {}): P
       { number: 1, headSha: 'pr-1-head' },
       { number: 2, headSha: 'pr-2-head' },
     ],
-    draftPullRequest: { title: 'merge queue: batch a — #1, #2', body: 'Testing #1, #2 on top of main.' },
+    draftPullRequest: { name: 'batch-a', numbers: [1, 2], queueName: 'default' },
     ...overrides,
   };
 }

@@ -21,7 +21,7 @@ import { errorResponses } from '../error-responses.ts';
 import { HttpError, notFound, ValidationError } from '../errors.ts';
 import { freezeTimeToInstant, instantToFreezeTime } from '../freeze-times.ts';
 import { readQueueState } from '../queue-state-read.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 
 /*

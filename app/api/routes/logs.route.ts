@@ -8,7 +8,7 @@ import { errorResponses } from '../error-responses.ts';
 import { ValidationError } from '../errors.ts';
 import { eventJson } from '../event-response.ts';
 import { buildLinkHeader } from '../link-header.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 
 /**

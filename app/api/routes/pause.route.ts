@@ -9,7 +9,7 @@ import { deletePause, loadPause, type PauseRecord, savePause } from '../../store
 import { runStep } from '../../store/step-transaction.ts';
 import { errorResponses } from '../error-responses.ts';
 import { notFound } from '../errors.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 
 /** The pause record as answers show it; `paused` is Mergify's field, always true here. */

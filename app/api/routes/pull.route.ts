@@ -12,7 +12,7 @@ import { runStep } from '../../store/step-transaction.ts';
 import { errorResponses } from '../error-responses.ts';
 import { notFound } from '../errors.ts';
 import { readQueueState } from '../queue-state-read.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 
 /** The answers of the per-pull-request routes: a 404 also for a pull request in no queue. */

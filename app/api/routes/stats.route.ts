@@ -11,7 +11,7 @@ import { loadStats, loadTimeToMerge, type PeriodEndpoint } from '../../stats/end
 import { DEFAULT_KEY } from '../../stats/projection-rows.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ValidationError } from '../errors.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 
 const summaries: Record<(typeof statsEndpoints)[number], string> = {

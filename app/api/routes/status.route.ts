@@ -8,7 +8,7 @@ import { computeMergeQueueStatus } from '../../queue/status-projection.ts';
 import { loadPause } from '../../store/pauses.ts';
 import { errorResponses } from '../error-responses.ts';
 import { readQueueState } from '../queue-state-read.ts';
-import type { RouteContext } from '../server.ts';
+import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
 import { toPauseBody } from './pause.route.ts';
 

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { type SandboxWebhook, sandboxWebhookChannel } from '../contract-channels.ts';
+import type { Delivery } from '../hook-delivery.ts';
 import type { SandboxGithub } from '../model.ts';
 import type { SandboxUrls } from '../rest/urls.ts';
 import { renderWebhook } from './payloads.ts';
@@ -8,20 +9,6 @@ export interface WebhookTarget {
   /** The app's webhook endpoint, on loopback. */
   url: string;
   secret: string;
-}
-
-export interface Delivery {
-  /** X-GitHub-Delivery: the same id again when redelivered, as on GitHub. */
-  id: string;
-  event: string;
-  action: string | null;
-  body: string;
-  repositoryId: number | null;
-  installationId: number;
-  redelivery: boolean;
-  status: 'pending' | 'delivered' | 'failed';
-  /** One entry per attempt: the HTTP status, or the network error. */
-  attempts: { status: number | null; error: string | null }[];
 }
 
 export interface WebhookDeliveryOptions {

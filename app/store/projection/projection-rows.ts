@@ -171,8 +171,8 @@ function emptyDelta(session_key: string | null, n: number | null): SessionDelta 
  * The projection rows of events (in append order). Event ids are not known yet when events are
  * appended (one statement inserts the events and their projections): rows refer to their event
  * by position (`n`, from 1), and the statement resolves it (projection.ts). Rows are built with
- * Object.assign rather than object spread, which is several times slower on this path
- * (docs/decisions/0023-statistics-hot-paths.md).
+ * Object.assign rather than object spread, which costs more on this path (figures in
+ * docs/decisions/0023-statistics-hot-paths.md).
  */
 export function deriveProjectionRows(events: readonly EventToAppend[]): ProjectionRows {
   const rows: ProjectionRows = {

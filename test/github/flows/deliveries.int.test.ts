@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Repository } from '../../../app/sandbox/entities.ts';
-import type { Delivery } from '../../../app/sandbox/webhooks/delivery.ts';
+import type { Delivery } from '../../../app/sandbox/hook-delivery.ts';
 import {
   installRepository,
   postWebhook,

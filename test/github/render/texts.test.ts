@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { renderCheckRunSummary, renderCheckRunTitle } from '../../../app/github/render/check-run.ts';
 import { renderCommandProblem, renderReply } from '../../../app/github/render/comment.ts';
 import { explainGithubRefusal, renderGaveUp } from '../../../app/github/render/github-trouble.ts';
-import { renderMergeMessage } from '../../../app/github/render/test-branch.ts';
+import { renderDraftPullRequest, renderMergeMessage } from '../../../app/github/render/test-branch.ts';
 import type { BatchPhase, CheckRunDetails, QueuedDetails } from '../../../app/queue/effects.ts';
 
 /*
  * Every text the app writes on GitHub, rendered from representative facts (app/github/render/):
  * the "Trainyard" check run's title and summary, the replies to comments addressed to the app,
- * the merge commits of test branches. A change of wording shows here as a diff.
+ * the merge commits and draft pull requests of test branches. A change of wording shows here as a diff.
  */
 
 function checkRun(details: CheckRunDetails): { title: string; summary: string } {
@@ -614,6 +614,40 @@ describe('merge commits on a test branch', () => {
       "Merge #7 (bbbbbbbbbbbb) into trainyard/batch-12
 
       Trainyard batch 0b6f1c1e-batch, attempt 2: #4, #7 on main."
+    `);
+  });
+});
+
+describe('the draft pull request of a batch', () => {
+  const pullRequests = [4, 7, 9].map((number) => ({ number, headSha: `${number}`.repeat(40) }));
+
+  it('names the batch and its pull requests; the body, those of the batches it is built on too', () => {
+    expect(
+      renderDraftPullRequest({
+        base: 'main',
+        pullRequests,
+        draftPullRequest: { name: 'batch-12', numbers: [7, 9], queueName: 'default' },
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "body": "Testing #4, #7, #9 on top of main (queue rule default).",
+        "title": "merge queue: batch-12 — #7, #9",
+      }
+    `);
+  });
+
+  it('during a bisection, the sub-batch and the prefix it tests', () => {
+    expect(
+      renderDraftPullRequest({
+        base: 'release/2.x',
+        pullRequests: pullRequests.slice(0, 2),
+        draftPullRequest: { name: 'batch-12.1.1', numbers: [7], queueName: 'hotfix' },
+      }),
+    ).toMatchInlineSnapshot(`
+      {
+        "body": "Testing #4, #7 on top of release/2.x (queue rule hotfix).",
+        "title": "merge queue: batch-12.1.1 — #7",
+      }
     `);
   });
 });

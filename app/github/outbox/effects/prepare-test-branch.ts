@@ -7,7 +7,7 @@ import {
   MergeConflictError,
   NotFoundError,
 } from '../../client/errors.ts';
-import { renderMergeMessage } from '../../render/test-branch.ts';
+import { renderDraftPullRequest, renderMergeMessage } from '../../render/test-branch.ts';
 import { isOwnBranch, isOwnDraft, type Ownership, workBranchOf } from './ownership.ts';
 
 /**
@@ -129,7 +129,7 @@ async function findOrOpenDraft(
   };
   const existing = await client.findOpenPullRequestByHead(effect.branch);
   if (existing !== null) return adopt(existing);
-  const draft = effect.draftPullRequest!;
+  const draft = renderDraftPullRequest({ ...effect, draftPullRequest: effect.draftPullRequest! });
   try {
     return await client.createDraftPullRequest({ head: effect.branch, base: effect.base, ...draft });
   } catch (error) {

@@ -112,10 +112,10 @@ describe('prepare_test_branch', () => {
         {
           "body": {
             "base": "main",
-            "body": "Testing #1, #2 on top of main.",
+            "body": "Testing #1, #2 on top of main (queue rule default).",
             "draft": true,
             "head": "trainyard/merge-queue/0a1b2c3d",
-            "title": "merge queue: batch a — #1, #2",
+            "title": "merge queue: batch-a — #1, #2",
           },
           "request": "POST /repos/acme/widgets/pulls",
         },

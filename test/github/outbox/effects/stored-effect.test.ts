@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { executeEffect, type GithubEffect } from '../../../../app/github/outbox/effect-runner.ts';
 import { upgradeStoredEffect } from '../../../../app/github/outbox/effects/stored-effect.ts';
-import type { Effect } from '../../../../app/queue/effects.ts';
-import { publishCheckRun } from '../../../support/effect-builders.ts';
+import { renderDraftPullRequest } from '../../../../app/github/render/test-branch.ts';
+import type { DraftPullRequestFacts, Effect, PrepareTestBranch } from '../../../../app/queue/effects.ts';
+import { prepareTestBranch, publishCheckRun } from '../../../support/effect-builders.ts';
 import { nockCreateCheckRun, nockListCheckRuns } from '../../../support/nock/checks.ts';
 import { REPO_PATH, useGithubNock } from '../../../support/nock/github-nock.ts';
 import { nockCreateComment, nockListComments } from '../../../support/nock/issues.ts';
@@ -80,8 +81,33 @@ describe('outbox rows written by the previous version', () => {
     expect(github.requests).toEqual([]);
   });
 
+  it("a test branch's draft pull request worded by the engine is opened with the same words", () => {
+    const words = {
+      title: 'merge queue: batch-12.1.1 — #7',
+      body: 'Testing #4, #7 on top of release/2.x (queue rule hotfix (urgent)).',
+    };
+    const stored = prepareTestBranch({
+      base: 'release/2.x',
+      pullRequests: [4, 7].map((number) => ({ number, headSha: `pr-${number}-head` })),
+      draftPullRequest: words as never,
+    });
+
+    const upgraded = upgradeStoredEffect(stored) as PrepareTestBranch & {
+      draftPullRequest: DraftPullRequestFacts;
+    };
+
+    expect(upgraded.draftPullRequest).toEqual({
+      name: 'batch-12.1.1',
+      numbers: [7],
+      queueName: 'hotfix (urgent)',
+    });
+    expect(renderDraftPullRequest(upgraded)).toEqual(words);
+  });
+
   it("today's effects pass unchanged", () => {
     const effect = publishCheckRun();
     expect(upgradeStoredEffect(effect)).toBe(effect);
+    const branch = prepareTestBranch();
+    expect(upgradeStoredEffect(branch)).toBe(branch);
   });
 });
