@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import type { PullRequest, Repository } from '../../../app/sandbox/entities.ts';
 import { dropPreviousChange } from '../../../app/sandbox/merge-landing.ts';
+import type { mergeIntegritySchema } from '../../../shared/schemas/merge-queue.schema.ts';
 import { installRepository, startTrainyard, type Tester } from '../../support/trainyard-tester.ts';
 
 const MINUTE = 60_000;
@@ -30,16 +32,7 @@ function open(count: number): PullRequest[] {
   );
 }
 
-interface IntegrityView {
-  counts: Record<string, number>;
-  recent: {
-    batch: string;
-    pull_requests: number[];
-    outcome: string;
-    tested_tree: string | null;
-    landed_tree: string;
-  }[];
-}
+type IntegrityView = z.infer<typeof mergeIntegritySchema>;
 
 async function integrity(): Promise<IntegrityView | undefined> {
   const { body } = await t.api<{ merge_integrity?: IntegrityView }>(
@@ -110,6 +103,32 @@ describe('merge integrity against the sandbox code host', () => {
     });
     expect(t.github.pulls.get(repo, 1).mergeCommitSha).toBe(main.sha);
   });
+
+  it.each([1, 2])(
+    'with merge_method fast-forward and max_parallel_checks %d, batches behind are built on the tested commit ahead and each lands by fast-forward',
+    async (parallel) => {
+      await start('fast-forward', parallel);
+      const prs = open(6);
+      await t.settle();
+      for (const pr of prs) t.comment(repo, pr.number, '@trainyard queue');
+      await t.settle();
+      await t.advance(90 * MINUTE);
+
+      const leaves = (await t.events(repo)).filter((e) => e.type === 'action.queue.leave');
+      expect(leaves.map((e) => [e.pull_request, e.metadata.reason])).toEqual(
+        [1, 2, 3, 4, 5, 6].map((n) => [n, 'PR_MERGED']),
+      );
+      for (let n = 1; n <= 6; n++) expect(t.github.fileText(repo, 'main', `file-${n}.txt`)).toBe(`${n}\n`);
+      const view = await integrity();
+      expect(view?.counts).toEqual({ equal: 3, different: 0, base_moved_outside: 0, tree_unknown: 0 });
+      // The base went through each batch's tested commit in turn: no merge commit of the app on it.
+      const main = t.github.git.resolve(repo, 'main')!;
+      expect(view!.recent.map((r) => r.tested_sha)).toContain(main.sha);
+      for (const r of view!.recent) expect(r.landed_sha).toBe(r.tested_sha);
+      expect(await t.leftovers()).toEqual({ outbox: 0, deliveries: 0, dueTimers: 0 });
+    },
+    120_000,
+  );
 
   it('a squash that lands a tree dropping part of another PR’s change pauses the queue at the first wrong merge; nothing merges after it', async () => {
     await start('squash');
