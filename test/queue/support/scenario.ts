@@ -386,6 +386,18 @@ export class Scenario {
         for (const number of effect.numbers) push(0, { type: 'merge_completed', number, sha: effect.sha });
         push(0, { type: 'base_branch_moved', branch: effect.base, sha: effect.sha });
         return;
+      case 'read_pull_request': {
+        // GitHub has every pull request the scenario opened (open ones; unknown: closed).
+        const pr = this.snapshots.get(effect.number);
+        push(
+          0,
+          pr === undefined
+            ? { type: 'pull_request_closed', number: effect.number, merged: false, mergeSha: null }
+            : { type: 'pull_request_updated', pullRequest: pr },
+        );
+        push(0, { ...effect.command, read: { failure: null } });
+        return;
+      }
       case 'verify_merge': {
         const custom = shell.options.verify?.(effect) ?? null;
         // By default the base holds exactly what was tested.
