@@ -78,6 +78,19 @@ describe('merge integrity against the sandbox code host', () => {
       for (const r of view!.recent) expect(r.landed_tree).toBe(r.tested_tree);
       const mainTree = t.github.git.resolve(repo, 'main')!.treeSha;
       expect(view!.recent[0]!.landed_tree).toBe(mainTree);
+      // Per pull request: its batch's verification, and one event in its log.
+      for (let n = 1; n <= 6; n++) {
+        const one = await t.api<IntegrityView['recent'][number]>(
+          `/v1/repos/acme/widgets/merge-queue/pull/${n}/merge-integrity`,
+        );
+        expect(one.status).toBe(200);
+        expect(one.body).toMatchObject({ outcome: 'equal', pull_requests: expect.arrayContaining([n]) });
+      }
+      const verifiedEvents = (await t.events(repo)).filter((e) => e.type === 'action.queue.merge_verified');
+      expect(verifiedEvents.map((e) => e.pull_request).sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(verifiedEvents[0]!.metadata).toMatchObject({ outcome: 'equal', branch: 'main' });
+      const notMerged = await t.api('/v1/repos/acme/widgets/merge-queue/pull/7/merge-integrity');
+      expect(notMerged.status).toBe(404);
       expect(await t.leftovers()).toEqual({ outbox: 0, deliveries: 0, dueTimers: 0 });
       console.log(
         `merge integrity flow (${method}): ${requests.count} requests to the code host for 3 merged batches`,
@@ -164,6 +177,19 @@ describe('merge integrity against the sandbox code host', () => {
       created_by: { type: 'application', name: 'Trainyard (merge integrity)' },
     });
 
+    const perPull = await t.api<IntegrityView['recent'][number]>(
+      '/v1/repos/acme/widgets/merge-queue/pull/2/merge-integrity',
+    );
+    expect(perPull.body).toMatchObject({
+      outcome: 'different',
+      batch: 'batch-1',
+      landed_tree: landed.treeSha,
+    });
+    const verifiedEvents = (await t.events(repo)).filter((e) => e.type === 'action.queue.merge_verified');
+    expect(verifiedEvents.map((e) => [e.pull_request, e.metadata.outcome])).toEqual([
+      [1, 'different'],
+      [2, 'different'],
+    ]);
     for (const n of [1, 2]) {
       const check = t.trainyardCheck(repo, n);
       expect(check?.conclusion).toBe('failure');
