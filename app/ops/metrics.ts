@@ -111,6 +111,12 @@ export class TrainyardMetrics {
     labelNames: ['repository', 'reason'],
     registers: [this.registry],
   });
+  private readonly verified = new Counter({
+    name: 'trainyard_merge_verifications_total',
+    help: 'Merged pull requests whose batch had its landed tree compared with the tested tree (merge integrity), by repository and outcome (equal, different, base_moved_outside, tree_unknown)',
+    labelNames: ['repository', 'outcome'],
+    registers: [this.registry],
+  });
   private readonly batches = new Counter({
     name: 'trainyard_batches_total',
     help: 'Tested batches (and bisection sub-batches) whose checks ended, by repository and outcome (success, failure, aborted, other)',
@@ -232,6 +238,8 @@ export class TrainyardMetrics {
     this.stepDuration.observe({ input: step.inputs[0]?.type ?? 'none' }, step.seconds);
     for (const event of step.events) {
       if (event.type === 'action.queue.merged') this.tally(step.repositoryId, this.merged, {});
+      else if (event.type === 'action.queue.merge_verified')
+        this.tally(step.repositoryId, this.verified, { outcome: String(event.metadata.outcome) });
       else if (event.type === 'action.queue.leave' && event.metadata.merged !== true) {
         const code = leaveReasonCode(String(event.metadata.reason ?? ''));
         const metric = code !== null && failureLeaveCodes.has(code) ? this.ejected : this.dequeued;

@@ -1,5 +1,6 @@
 import type { LeaveCode } from '../../shared/schemas/event-outcome.ts';
 import { abortBatchesFrom } from './abort.ts';
+import { findStartAhead, isFastForward } from './fast-forward.ts';
 import type { TestBranchFailed, TestBranchFailure } from './inputs.ts';
 import { leaveQueue } from './leave.ts';
 import { type Located, locateUnit } from './locate.ts';
@@ -30,7 +31,13 @@ export function handleTestBranchFailed(t: Transition, input: TestBranchFailed): 
   const culprit =
     input.pullRequest !== null && tested.includes(input.pullRequest) ? input.pullRequest : numbers[0]!;
   const ahead = tested.slice(0, tested.indexOf(culprit));
-  switch (input.reason) {
+  // Built on the tested commit of the batch ahead (fast-forward), the first pull request meets
+  // those ahead too: GitHub's merge does not say which of them, or the base, it conflicts with.
+  const reason =
+    input.reason === 'conflict_with_base' && ahead.length > 0 && isBuiltOnAhead(t, found)
+      ? 'conflict_with_pull_request'
+      : input.reason;
+  switch (reason) {
     case 'conflict_with_base':
       leaveQueue(t, culprit, { code: 'CONFLICT_WITH_BASE_BRANCH', detail: input.message });
       return;
@@ -40,8 +47,13 @@ export function handleTestBranchFailed(t: Transition, input: TestBranchFailed): 
       else holdBehindConflict(t, { found, culprit, ahead, message: input.message });
       return;
     default:
-      retryPreparation(t, { found, numbers, code: LEAVE_CODES[input.reason], message: input.message });
+      retryPreparation(t, { found, numbers, code: LEAVE_CODES[reason], message: input.message });
   }
+}
+
+function isBuiltOnAhead(t: Transition, found: Located): boolean {
+  if (!isFastForward(t.state.config, found.batch.queueName)) return false;
+  return typeof findStartAhead(found.lane, found.batch) === 'object';
 }
 
 /** CONFLICT_WITH_PULL_AHEAD: the pull request waits until those ahead of it have left. */

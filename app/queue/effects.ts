@@ -19,6 +19,7 @@ export type Effect =
   | PostComment
   | ReactToComment
   | CancelChecks
+  | ReadPullRequest
   | ScheduleWakeUp;
 
 interface Keyed {
@@ -212,7 +213,12 @@ export type EntryRefusal =
   | { kind: 'conditions_not_met'; rules: { name: string; unmet: string[] }[] }
   /** Nothing to try: no queue rule accepts pull requests automatically. */
   | { kind: 'no_automatic_rule' }
-  | { kind: 'pull_request_not_seen' };
+  /** Replies queued by versions that did not read an unseen pull request (read_pull_request). */
+  | { kind: 'pull_request_not_seen' }
+  /** GitHub says it is closed, or it is one of the app's own draft pull requests. */
+  | { kind: 'pull_request_not_open' }
+  /** GitHub did not answer the read of a pull request the engine had not seen. */
+  | { kind: 'pull_request_unreadable'; reason: string };
 
 export interface ReactToComment extends Keyed {
   type: 'react_to_comment';
@@ -225,6 +231,17 @@ export interface CancelChecks extends Keyed {
   type: 'cancel_checks';
   batchId: string;
   sha: string;
+}
+
+/**
+ * A command came for a pull request the engine has not seen (opened before the app was
+ * installed, or its webhooks lost): read it from GitHub, step its state, then `command` again
+ * with `read` (also when the read fails for good, with the failure).
+ */
+export interface ReadPullRequest extends Keyed {
+  type: 'read_pull_request';
+  number: number;
+  command: CommandReceived;
 }
 
 /** Feed a `tick` back at `at` (RFC 3339); a later wake-up with the same key replaces it. */

@@ -3,6 +3,7 @@ import { computeLaneDepth, computeMaxInLine, isAdaptive, type LaneDepth } from '
 import { consumeCleared, countLeadingCleared, findSuspects, isAside, markOvertaken } from './aside.ts';
 import { KEY_SEPARATOR } from './composite-key.ts';
 import { findBehindElsewhere } from './cross-partition.ts';
+import { awaitsTestedAhead, findStartAhead, isFastForward } from './fast-forward.ts';
 import { isAnyFreezeActive, isFrozen } from './freeze.ts';
 import { computeTestBranch } from './ids.ts';
 import { computeEmbarked, laneKey, orderSessionsByLane, orderWaiting } from './ordering.ts';
@@ -11,7 +12,13 @@ import type { Batch, Lane, Session, SubBatch } from './state.ts';
 import { currentLane, findLane, putLane, type Transition } from './transition.ts';
 
 /** What a lane does with a free slot: one of a small union of outcomes, not a set of flags. */
-export type EmbarkOutcome = 'embarked' | 'no_slot' | 'nothing_waiting' | 'waiting_for_batch' | 'blocked';
+export type EmbarkOutcome =
+  | 'embarked'
+  | 'no_slot'
+  | 'nothing_waiting'
+  | 'waiting_for_batch'
+  | 'waiting_for_tested_ahead'
+  | 'blocked';
 
 /**
  * `{min, max}`: min while `max_parallel_checks` batches of min drain the backlog, then growing
@@ -148,6 +155,13 @@ function planNextBatch(t: Transition, lane: Lane): NextBatch {
   if (first === undefined) return { kind: 'none', outcome: 'nothing_waiting' };
   const rule = config.queue_rules.find((r) => r.name === first.queueName);
   if (rule === undefined) return { kind: 'none', outcome: 'blocked' };
+  // Fast-forward builds on the tested commit of the batch ahead (fast-forward.ts): not known yet.
+  if (
+    rule.merge_method === 'fast-forward' &&
+    awaitsTestedAhead(lane.batches.filter((b) => !isAside(config, b)))
+  ) {
+    return { kind: 'none', outcome: 'waiting_for_tested_ahead' };
+  }
   // Frozen pull requests come last (orderWaiting) and never share a batch with the others.
   const frozen = (s: Session) => isFrozen(t.state, s.number, t.now);
   const sameRule = eligible.filter(
@@ -226,6 +240,8 @@ export function requestTestBranch(
     return;
   }
   const all = [...batch.parentNumbers, ...numbers];
+  const start = startOf(t, lane, batch);
+  const merged = start.onAhead ? numbers : all;
   t.effects.push({
     type: 'prepare_test_branch',
     key: `prepare_test_branch:${id}:${attempt}`,
@@ -233,14 +249,30 @@ export function requestTestBranch(
     attempt,
     branch: computeTestBranch(id),
     base: lane.base,
-    baseSha: batch.baseSha,
-    pullRequests: all.map((number) => ({
+    baseSha: start.sha,
+    pullRequests: merged.map((number) => ({
       number,
       headSha:
         t.state.sessions[String(number)]?.headSha ?? t.state.pullRequests[String(number)]?.headSha ?? '',
     })),
     draftPullRequest: { name: sub?.name ?? batch.name, numbers, queueName: batch.queueName },
   });
+}
+
+/**
+ * The commit a test branch starts on, and whether it already holds the pull requests ahead:
+ * with fast-forward, the tested commit of the batch ahead (or the base once those have merged);
+ * otherwise the base known when the batch was built, the pull requests ahead merged again.
+ */
+function startOf(t: Transition, lane: Lane, batch: Batch): { sha: string | null; onAhead: boolean } {
+  if (!isFastForward(t.state.config, batch.queueName)) return { sha: batch.baseSha, onAhead: false };
+  const start = findStartAhead(lane, batch);
+  if (start === 'base') return { sha: t.state.bases[lane.base]?.sha ?? batch.baseSha, onAhead: true };
+  // Not reached: a batch embarks once the one ahead is tested, and a retry of that one rebuilds
+  // the batches built on it (retries.ts). Built as the other methods build it, its fast-forward
+  // would be refused and its pull requests leave with GitHub's answer.
+  if (start === 'unknown') return { sha: batch.baseSha, onAhead: false };
+  return { sha: start.sha, onAhead: true };
 }
 
 function startWaitingSubBatches(t: Transition, initial: Lane): void {

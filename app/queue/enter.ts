@@ -134,9 +134,20 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
     reply(t, input, { kind: 'already_queued', queueName: existing.queueName }, 'confused');
     return null;
   }
+  if (pr === undefined && input.read === undefined) {
+    // Opened before the app was installed, or its webhooks lost: GitHub is asked, then the
+    // command is taken again (recorded and answered then, once).
+    t.effects.push({
+      type: 'read_pull_request',
+      key: `read_pull_request:${input.commentId}`,
+      number: input.number,
+      command: input,
+    });
+    return null;
+  }
   const decision: EntryDecision =
     pr === undefined
-      ? { kind: 'refused', refusal: { kind: 'pull_request_not_seen' } }
+      ? { kind: 'refused', refusal: refusalAfterRead(input.read) }
       : decideEntry(t, pr, { queueName: input.queueName, automatic: false });
   if (decision.kind === 'refused' || pr === undefined) {
     emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: null }));
@@ -149,6 +160,14 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
   emit(t, enterEvent(t, session));
   react(t, input, '+1');
   return session;
+}
+
+/** Read from GitHub and still not seen: closed (or the app's own draft), or GitHub did not answer. */
+function refusalAfterRead(read: CommandReceived['read']): EntryRefusal {
+  const failure = read?.failure ?? null;
+  return failure === null
+    ? { kind: 'pull_request_not_open' }
+    : { kind: 'pull_request_unreadable', reason: failure };
 }
 
 /** The shell's answer to a comment it could not read as a command, posted as it is. */

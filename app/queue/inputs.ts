@@ -69,6 +69,12 @@ export interface CommandReceived {
    * else is recorded (its `command.*` event) and answered, and changes nothing.
    */
   authorized: boolean;
+  /**
+   * Present when the shell read the pull request for this command, the engine not having seen
+   * it (read_pull_request): its state was stepped just before. `failure`: why GitHub could not
+   * answer; null when it did.
+   */
+  read?: { failure: string | null };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { mergeIntegritySchema } from '../../shared/schemas/merge-queue.schema.ts';
 import type { IntegrityResult, MergeIntegrity } from './integrity.schema.ts';
+import { findIntegrityResult } from './integrity.ts';
 
 type MergeIntegrityView = z.output<typeof mergeIntegritySchema>;
 
@@ -15,6 +16,18 @@ export function projectMergeIntegrity(integrity: MergeIntegrity | undefined): {
       recent: integrity.recent.toReversed().map(projectResult),
     },
   };
+}
+
+/**
+ * The most recent verification that covered pull request `number` (the per pull request
+ * `merge-integrity` view): null when none of the recent ones did.
+ */
+export function projectPullRequestIntegrity(
+  integrity: MergeIntegrity | undefined,
+  number: number,
+): MergeIntegrityView['recent'][number] | null {
+  const result = findIntegrityResult(integrity, number);
+  return result === null ? null : projectResult(result);
 }
 
 function projectResult(result: IntegrityResult): MergeIntegrityView['recent'][number] {

@@ -8,7 +8,7 @@ import type {
   MergeIntegrity,
 } from './integrity.schema.ts';
 import { handlePauseSet } from './pause.ts';
-import { emit } from './queue-events.ts';
+import { emit, envelope } from './queue-events.ts';
 import type { Batch, TestRun } from './state.ts';
 import type { Transition } from './transition.ts';
 
@@ -194,6 +194,29 @@ export function handleBaseTreeRead(t: Transition, input: BaseTreeRead): void {
     recent: [...integrity.recent, result].slice(-RECENT_RESULTS),
     counts: { ...integrity.counts, [outcome]: integrity.counts[outcome] + 1 },
   });
+  // In the event log of each merged pull request (and counted by the metrics from there).
+  for (const number of track.merged) {
+    emit(
+      t,
+      envelope(
+        t,
+        'action.queue.merge_verified',
+        { number, base: track.base, trigger: 'Merge integrity' },
+        {
+          branch: track.base,
+          train_car_id: track.batchId,
+          batch_name: track.batchName,
+          pull_request_numbers: track.merged,
+          outcome,
+          partial: result.partial,
+          tested_sha: result.testedSha,
+          tested_tree: result.expectedTree,
+          landed_sha: result.landedSha,
+          landed_tree: result.landedTree,
+        },
+      ),
+    );
+  }
   if (outcome === 'different') pauseForIntegrity(t, track, result);
 }
 

@@ -1,6 +1,8 @@
 import type { QueueRule } from '../config/config.schema.ts';
+import { abortBatchesFrom } from './abort.ts';
 import { decideAdaptiveRetry, describeSoloRetry } from './adaptive.ts';
 import { requestTestBranch } from './embark.ts';
+import { isFastForward } from './fast-forward.ts';
 import type { Batch, Lane, QueueState, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
 import { commonOf, putBatch, type Transition } from './transition.ts';
@@ -36,6 +38,15 @@ export function retryBatch(
     phase: 'trial',
     trial: { phase: 'preparing', attempt: attempt + 1, failures: 0, retryAt: null },
   };
-  const updated = putBatch(t, lane, next);
+  let updated = putBatch(t, lane, next);
+  // With fast-forward the batches behind were built on its tested commit, which the retry replaces.
+  const builtOn = updated.batches.findIndex((b) => b.parentIds.includes(batch.id));
+  if (isFastForward(t.state.config, batch.queueName) && builtOn >= 0) {
+    const why = {
+      code: 'BATCH_AHEAD_FAILED' as const,
+      reason: `${batch.name}, ahead, is retried on a new tested commit`,
+    };
+    updated = abortBatchesFrom(t, { lane: updated, index: builtOn, first: why, behind: why });
+  }
   requestTestBranch(t, { lane: updated, batch: next, attempt: attempt + 1 });
 }

@@ -54,6 +54,23 @@ export function enforceMergeProtection(repo: Repository, pull: PullRequest, base
   }
 }
 
+/**
+ * `PATCH …/git/refs/heads/{branch}` with `force: true` on a protected branch: GitHub refuses a
+ * move that is not a fast-forward (branch protection's "Allow force pushes" is off unless an
+ * administrator turns it on), whoever asks, with 422 and these words. A forced move that happens
+ * to be a fast-forward rewrites nothing and goes through.
+ */
+export function enforceRefUpdateProtection(
+  repo: Repository,
+  params: { branch: string; sha: string; force: boolean },
+): void {
+  if (!params.force || branchProtection(repo, params.branch) === null) return;
+  const current = repo.branches.get(params.branch);
+  if (current === undefined || current === params.sha) return;
+  if (repo.graph.isAncestor(current, params.sha)) return;
+  throw new GithubError(422, 'Cannot force-push to this protected branch');
+}
+
 /** A required check on `sha`: passed, missing or still running ("expected"), or failed. */
 function requiredCheckState(
   repo: Repository,

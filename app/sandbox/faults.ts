@@ -6,11 +6,29 @@ import { GithubError } from './github-error.ts';
  * mergeable')`, `repo.pushBehaviour = failTimes(2, 502)`).
  */
 export interface Behaviour {
-  /** Throws the planned GithubError, or returns to let the operation proceed. */
-  attempt(): void;
+  /**
+   * Throws the planned GithubError, or returns to let the operation proceed. `request`: the
+   * REST request attempted, for the knob asked of every request (`repo.requestBehaviour`).
+   */
+  attempt(request?: AttemptedRequest): void;
+}
+
+/** A REST request as a fault knob sees it: `GET`, `/repos/acme/widgets/pulls/3`. */
+export interface AttemptedRequest {
+  method: string;
+  path: string;
 }
 
 export const succeed = (): Behaviour => ({ attempt() {} });
+
+/** `inner` has its say on the requests `matches` picks; the others go through. */
+export function forRequests(matches: (request: AttemptedRequest) => boolean, inner: Behaviour): Behaviour {
+  return {
+    attempt(request) {
+      if (request !== undefined && matches(request)) inner.attempt(request);
+    },
+  };
+}
 
 /** Every attempt fails with this status. */
 export function failWith(status: number, message = defaultMessage(status)): Behaviour {

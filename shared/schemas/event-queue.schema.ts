@@ -16,7 +16,8 @@ import { queueReasonCodeSchema } from './queue-reason.schema.ts';
  * Metadata of the `action.queue.*` events, as in Mergify's v1 event log: exactly its fields, all
  * required; the fields it gives as "or null" are nullable, the others are not. Ours beyond it:
  * the leave's `reason_code` and `next_action` (optional: older stored events lack them) and the
- * `action.queue.checks_stalled` event (docs/api.md, "Reasons").
+ * `action.queue.checks_stalled` event (docs/api.md, "Reasons") and merge integrity's
+ * `action.queue.merge_verified`.
  */
 
 const queueName = z.string().describe('Merge queue (queue rule) name');
@@ -230,3 +231,24 @@ export const queueMergedMetadataSchema = z
     session_id: sessionId,
   })
   .describe('The merge queue merged the pull request');
+
+export const mergeVerifiedMetadataSchema = z
+  .strictObject({
+    branch,
+    train_car_id: uuidSchema.describe('The batch whose merges were verified'),
+    batch_name: z.string().describe('Its name (`batch-<n>`)'),
+    pull_request_numbers: prNumbers('Its pull requests that merged, verified together'),
+    outcome: z
+      .enum(['equal', 'different', 'base_moved_outside', 'tree_unknown'])
+      .describe(
+        'equal: the base holds the tested tree; different: it does not (the queue paused itself); base_moved_outside: someone else pushed to the base meanwhile; tree_unknown: merged partially and the tested prefix tree was not recorded',
+      ),
+    partial: z.boolean().describe('Only a prefix of the batch merged'),
+    tested_sha: z.string().describe('The commit the queue tested'),
+    tested_tree: z.string().nullable().describe('The tree the base had to have; null when unknown'),
+    landed_sha: z.string().describe('The head of the base when it was read'),
+    landed_tree: z.string().describe('Its tree'),
+  })
+  .describe(
+    'Merge integrity: the base read after a batch merged, its tree compared with the tested one (one event per merged pull request)',
+  );

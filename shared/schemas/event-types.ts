@@ -28,6 +28,7 @@ export const eventTypes = [
   'action.queue.checks_start',
   'action.queue.enter',
   'action.queue.leave',
+  'action.queue.merge_verified',
   'action.queue.merged',
   'action.rebase',
   'action.refresh',

@@ -178,9 +178,9 @@ describe('GET /v1/openapi.json', () => {
     expect(param.style ?? 'form').toBe('form');
     expect(param.explode ?? true).toBe(true);
     expect(param.schema.type).toBe('array');
-    // Ours beyond Mergify's: the stall doctor's event (docs/api.md, "Reasons").
+    // Ours beyond Mergify's: the stall doctor's event (docs/api.md, "Reasons") and merge integrity's.
     expect([...param.schema.items.enum].sort()).toEqual(
-      [...MERGIFY_EVENT_TYPES, 'action.queue.checks_stalled'].sort(),
+      [...MERGIFY_EVENT_TYPES, 'action.queue.checks_stalled', 'action.queue.merge_verified'].sort(),
     );
   });
 

@@ -61,6 +61,9 @@ async function count(query: ReturnType<typeof sql<{ n: string }>>): Promise<numb
   return Number((await query.execute(store.db)).rows[0]!.n);
 }
 
+/** Merge integrity's events in the log when the loop stopped, before the last scrape. */
+let verifiedBeforeScrape = 0;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trainyard-metrics-'));
   store = await openTestStore();
@@ -100,7 +103,10 @@ beforeAll(async () => {
       during = { scrape: (await scrape()).scrape, stateSizes: state.gauges.sizes };
     }
     const merged = await count(sql`SELECT count(*) AS n FROM events WHERE type = 'action.queue.merged'`);
-    if (merged >= 2 && during !== null) break;
+    verifiedBeforeScrape = await count(
+      sql`SELECT count(*) AS n FROM events WHERE type = 'action.queue.merge_verified'`,
+    );
+    if (merged >= 2 && verifiedBeforeScrape >= 1 && during !== null) break;
   }
   // One API request, to see its route's latency.
   const { secret } = await createApiKey(store.db, {
@@ -141,6 +147,15 @@ describe('metrics after real webhook deliveries and merges in the sandbox', () =
     expect(
       after.sum('trainyard_batches_total', { repository: REPOSITORY, outcome: 'success' }),
     ).toBeGreaterThan(0);
+
+    // Merge integrity: one count per merged pull request verified, as its event says.
+    const verified = after.sum('trainyard_merge_verifications_total', { repository: REPOSITORY });
+    expect(verifiedBeforeScrape).toBeGreaterThanOrEqual(1);
+    expect(verified).toBeGreaterThanOrEqual(verifiedBeforeScrape);
+    expect(verified).toBeLessThanOrEqual(
+      await count(sql`SELECT count(*) AS n FROM events WHERE type = 'action.queue.merge_verified'`),
+    );
+    expect(after.sum('trainyard_merge_verifications_total', { outcome: 'different' })).toBe(0);
 
     const left = await count(
       sql`SELECT count(*) AS n FROM events WHERE type = 'action.queue.leave' AND (metadata->>'merged')::boolean = false`,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protectBranch } from '../../app/sandbox/branch-protection.ts';
 import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.ts';
 
 let h: SandboxHarness;
@@ -71,6 +72,53 @@ describe('git refs over HTTP', () => {
 
     expect(await status(octokit.rest.git.deleteRef({ ...params, ref: 'heads/topic' }))).toBe(204);
     expect(await status(octokit.rest.git.deleteRef({ ...params, ref: 'heads/topic' }))).toBe(422);
+  });
+
+  it('refuses a forced move of a protected branch that is not a fast-forward, as GitHub does (422); fast-forwards and unprotected branches move', async () => {
+    const { repo, octokit } = h.installedRepository('protected-refs');
+    const params = { owner: 'acme', repo: 'protected-refs' };
+    const main = repo.branches.get('main')!;
+    const alice = h.github.account('alice');
+    const aside = h.github.git.commit(repo, {
+      branch: 'aside',
+      from: 'main',
+      files: { 'a.txt': 'a' },
+      message: 'a',
+      author: alice,
+    });
+    const ahead = h.github.git.commit(repo, {
+      branch: 'ahead',
+      from: 'main',
+      files: { 'b.txt': 'b' },
+      message: 'b',
+      author: alice,
+    });
+    protectBranch(repo, 'main', { requiredStatusChecks: { contexts: [] } });
+    // A fast-forward moves it, forced or not.
+    await octokit.rest.git.updateRef({ ...params, ref: 'heads/main', sha: ahead.sha, force: true });
+    expect(repo.branches.get('main')).toBe(ahead.sha);
+    // Backwards or sideways, forced: refused with GitHub's words; the branch stays.
+    for (const sha of [main, aside.sha]) {
+      const refused = await errorOf(
+        octokit.rest.git.updateRef({ ...params, ref: 'heads/main', sha, force: true }),
+      );
+      expect(refused).toEqual({
+        status: 422,
+        body: {
+          message: 'Cannot force-push to this protected branch',
+          documentation_url: 'https://docs.github.com/rest',
+          status: '422',
+        },
+      });
+    }
+    expect(repo.branches.get('main')).toBe(ahead.sha);
+    // Not forced: refused as any branch is, for not being a fast-forward.
+    const plain = await errorOf(octokit.rest.git.updateRef({ ...params, ref: 'heads/main', sha: main }));
+    expect(plain).toMatchObject({ status: 422, body: { message: 'Update is not a fast forward' } });
+    // Unprotected again: the forced move goes through.
+    protectBranch(repo, 'main', null);
+    await octokit.rest.git.updateRef({ ...params, ref: 'heads/main', sha: aside.sha, force: true });
+    expect(repo.branches.get('main')).toBe(aside.sha);
   });
 
   it('serves file contents in base64 and directory listings, at a branch or a sha', async () => {

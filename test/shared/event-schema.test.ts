@@ -75,6 +75,8 @@ const metadataFields: Record<EventType, string> = {
   'action.queue.enter': 'queue_name branch queued_at partition_name priority_rule_name session_id',
   'action.queue.leave':
     'reason reason_code next_action merged queue_name branch partition_name queued_at seconds_waiting_for_schedule seconds_waiting_for_freeze priority_rule_name conditions_evaluation checks pull_request_head_sha session_id',
+  'action.queue.merge_verified':
+    'branch train_car_id batch_name pull_request_numbers outcome partial tested_sha tested_tree landed_sha landed_tree',
   'action.queue.merged': 'branch partition_names queue_name queued_at priority_rule_name session_id',
   'action.rebase': '',
   'action.refresh': '',
@@ -148,6 +150,7 @@ const nullableFields: Partial<Record<EventType, string[]>> = {
     'checks[].avatar_url',
     'session_id',
   ],
+  'action.queue.merge_verified': ['tested_tree'],
   'action.queue.merged': ['priority_rule_name'],
   'command.dequeue': ['session_id'],
   'command.queue': ['session_id'],
@@ -202,8 +205,8 @@ const parses = (type: EventType, metadata: unknown) =>
 
 describe('event types', () => {
   it('are the 47 types of the event_type filter, in its order, with action.github_actions, and ours', () => {
-    // Ours beyond Mergify's list: the stall doctor's event (docs/api.md, "Reasons").
-    const ours = ['action.queue.checks_stalled'];
+    // Ours beyond Mergify's list: the stall doctor's event (docs/api.md, "Reasons") and merge integrity's.
+    const ours = ['action.queue.checks_stalled', 'action.queue.merge_verified'];
     expect(eventTypes).toHaveLength(47 + ours.length);
     expect(eventTypes.filter((type) => !ours.includes(type))).toEqual(filterListTypes);
     expect(new Set(eventTypes).size).toBe(47 + ours.length);
@@ -440,13 +443,13 @@ describe('JSON Schema (OpenAPI)', () => {
   it('converts the API event with io output', () => {
     const schema = z.toJSONSchema(eventSchema, { io: 'output' });
     const variants = (schema.oneOf ?? schema.anyOf) as unknown[];
-    expect(variants).toHaveLength(48);
+    expect(variants).toHaveLength(49);
     expect(JSON.stringify(schema)).toContain('action.github_actions');
   });
 
   it('converts the event to append with io input', () => {
     const schema = z.toJSONSchema(newEventSchema, { io: 'input' });
-    expect((schema.oneOf ?? schema.anyOf) as unknown[]).toHaveLength(48);
+    expect((schema.oneOf ?? schema.anyOf) as unknown[]).toHaveLength(49);
   });
 });
 
@@ -590,7 +593,7 @@ describe('outcome', () => {
     ];
     for (const type of pending) expect(computeOutcome(type, exampleMetadata(type))).toBe('pending');
     const others = eventTypes.filter((t) => !ruled.includes(t));
-    expect(others).toHaveLength(39);
+    expect(others).toHaveLength(40);
     for (const type of others) expect(computeOutcome(type, exampleMetadata(type)), type).toBe('neutral');
   });
 });

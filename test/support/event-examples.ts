@@ -186,6 +186,18 @@ const examples: Examples = {
     pull_request_head_sha: 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3',
     session_id: exampleIds.session,
   }),
+  'action.queue.merge_verified': () => ({
+    branch: 'main',
+    train_car_id: exampleIds.trainCar,
+    batch_name: 'batch-1',
+    pull_request_numbers: [42],
+    outcome: 'equal',
+    partial: false,
+    tested_sha: 'a'.repeat(40),
+    tested_tree: 'b'.repeat(40),
+    landed_sha: 'c'.repeat(40),
+    landed_tree: 'b'.repeat(40),
+  }),
   'action.queue.merged': () => ({
     branch: 'main',
     partition_names: ['__default__'],

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { messageErrorSchema } from '../../../shared/schemas/errors.schema.ts';
+import { mergeIntegrityResultSchema } from '../../../shared/schemas/merge-queue.schema.ts';
 import {
   dequeueImpactSchema,
   mergeQueuePullRequestSchema,
   pullRequestParamsSchema,
 } from '../../../shared/schemas/merge-queue-pull.schema.ts';
 import type { IdSource } from '../../queue/ids.ts';
+import { projectPullRequestIntegrity } from '../../queue/integrity-projection.ts';
 import { computeDequeueImpact, computePullRequestView } from '../../queue/pull-projection.ts';
 import { runStep } from '../../store/step-transaction.ts';
 import { errorResponses } from '../error-responses.ts';
@@ -44,6 +46,32 @@ export function registerPullRoutes(app: ZodApp, ctx: RouteContext) {
       const view = state === null ? null : computePullRequestView(state, { number, now: ctx.now() });
       if (view === null) throw notQueued(number);
       return view;
+    },
+  );
+
+  app.get(
+    '/merge-queue/pull/:pr_number/merge-integrity',
+    {
+      schema: {
+        summary:
+          'Merge integrity of a merged pull request: its batch’s landed tree compared with the tested tree (the most recent verifications are kept)',
+        params: pullRequestParamsSchema,
+        response: {
+          200: mergeIntegrityResultSchema,
+          ...errorResponses,
+          404: messageErrorSchema.describe(
+            'Unknown repository, or no recent verification covered the pull request',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const number = request.params.pr_number;
+      const state = await readQueueState(ctx.store, request.repository.id);
+      const result = projectPullRequestIntegrity(state?.mergeIntegrity, number);
+      if (result === null)
+        throw notFound(`no recent merge verification of this repository covers pull request #${number}`);
+      return result;
     },
   );
 

@@ -43,6 +43,7 @@ export function pullRequestsOf(effect: Effect): number[] {
     case 'merge_pr':
     case 'publish_check_run':
     case 'post_comment':
+    case 'read_pull_request':
       return [effect.number];
     case 'close_draft_pr':
     case 'verify_merge':
@@ -72,6 +73,9 @@ export function failureInputsOf(effect: Effect, reason: string): QueueInput[] {
       return [{ type: 'merge_failed', number: effect.number, reason }];
     case 'fast_forward_base':
       return effect.numbers.map((number) => ({ type: 'merge_failed', number, reason }));
+    case 'read_pull_request':
+      // The command waits for the read: it is answered with why GitHub did not say.
+      return [{ ...effect.command, read: { failure: reason } }];
     default:
       return [];
   }

@@ -17,6 +17,7 @@ import { executePostComment } from './effects/post-comment.ts';
 import { executePrepareTestBranch } from './effects/prepare-test-branch.ts';
 import { executePublishCheckRun } from './effects/publish-check-run.ts';
 import { executeReactToComment } from './effects/react-to-comment.ts';
+import { executeReadPullRequest } from './effects/read-pull-request.ts';
 import { upgradeStoredEffect } from './effects/stored-effect.ts';
 import {
   defaultHeadPolling,
@@ -115,6 +116,8 @@ export async function executeEffect(
       return executeReactToComment(effect, client);
     case 'cancel_checks':
       return executeCancelChecks(effect, client);
+    case 'read_pull_request':
+      return executeReadPullRequest(effect, client);
     default: {
       const unknown: never = effect;
       throw new Error(`no executor for effect ${JSON.stringify(unknown)}`);

@@ -41,6 +41,10 @@ function renderRefusal(refusal: EntryRefusal): string {
       return 'No queue rule accepts pull requests automatically.';
     case 'pull_request_not_seen':
       return 'Trainyard has not seen this pull request yet; try again in a moment.';
+    case 'pull_request_not_open':
+      return 'GitHub says this pull request is closed: only open pull requests can be queued. Reopen it, then comment the command again.';
+    case 'pull_request_unreadable':
+      return `Trainyard could not read this pull request from GitHub (${refusal.reason}). Comment the command again in a few minutes; if this answer comes back, check that the app is installed on this repository with read access to pull requests.`;
   }
 }
 

@@ -65,7 +65,7 @@ export class RouteContext {
           : 'Resource not accessible by integration',
       );
     }
-    repo.requestBehaviour.attempt();
+    repo.requestBehaviour.attempt({ method: request.method, path: request.url.split('?')[0]! });
     return repo;
   }
 

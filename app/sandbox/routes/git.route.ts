@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { enforceRefUpdateProtection } from '../branch-protection.ts';
 import { GithubError } from '../github-error.ts';
 import { Body } from '../http/body.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -71,12 +72,9 @@ export function registerGitRoutes(app: FastifyInstance, ctx: RouteContext): void
     const branch = branchOf(wildcard(request));
     if (branch === null) throw new GithubError(422, 'Reference does not exist');
     const sha = body.string('sha');
-    github.git.moveBranch(repo, {
-      branch,
-      sha,
-      force: body.optionalBoolean('force') ?? false,
-      sender: ctx.actor(request),
-    });
+    const force = body.optionalBoolean('force') ?? false;
+    enforceRefUpdateProtection(repo, { branch, sha, force });
+    github.git.moveBranch(repo, { branch, sha, force, sender: ctx.actor(request) });
     return renderRef(urls, repo, branch, sha);
   });
 

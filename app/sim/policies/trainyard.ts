@@ -273,6 +273,8 @@ export class TrainyardPolicy implements QueuePolicy {
       case 'publish_check_run':
       case 'post_comment':
       case 'react_to_comment':
+      // Simulated pull requests are stepped before any command names them.
+      case 'read_pull_request':
         return;
       default: {
         const unknown: never = effect;

@@ -51,6 +51,7 @@ const typeWeights: Record<EventType, number> = {
   'action.queue.checks_end': 50,
   'action.queue.checks_not_started': 5,
   'action.queue.checks_stalled': 0,
+  'action.queue.merge_verified': 0,
   'action.queue.checks_start': 55,
   'action.queue.enter': 60,
   'action.queue.leave': 60,

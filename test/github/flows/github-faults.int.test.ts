@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { protectBranch } from '../../../app/sandbox/branch-protection.ts';
 import type { Repository } from '../../../app/sandbox/entities.ts';
 import type { Behaviour } from '../../../app/sandbox/faults.ts';
-import { secondaryRateLimit } from '../../../app/sandbox/faults.ts';
+import { forRequests, secondaryRateLimit } from '../../../app/sandbox/faults.ts';
 import { GithubError } from '../../../app/sandbox/github-error.ts';
 import { computeMergeabilityLater } from '../../../app/sandbox/mergeability.ts';
 import { installRepository, startTrainyard, type Tester } from '../../support/trainyard-tester.ts';
@@ -206,7 +206,7 @@ describe('GitHub computing mergeability', () => {
 });
 
 describe('webhooks out of order', () => {
-  it('the queue command delivered before the pull request’s own webhooks is answered with why; queued again it merges, and an old delivery redelivered after the merge changes nothing', async () => {
+  it('the queue command delivered before the pull request’s own webhooks: the app reads the pull request and queues it; an old delivery redelivered after the merge changes nothing', async () => {
     t = await startTrainyard();
     const repo = installRepository(t, 'widgets', {
       'README.md': 'hello\n',
@@ -219,15 +219,13 @@ describe('webhooks out of order', () => {
     const held = t.sandbox.webhooks.pending().map((d) => d.event);
     expect(held).toEqual(['push', 'create', 'pull_request', 'issue_comment']);
     t.sandbox.webhooks.release('newest-first');
-    await t.advance(5 * MINUTE);
-    // The command came before the pull request was known: a reply says so, nothing waits.
-    expect(t.merges).toEqual([]);
-    expect(t.appComments(repo, pr.number).map((c) => c.body.split('\n')[0])).toEqual([
-      'Not queued. Trainyard has not seen this pull request yet; try again in a moment.',
-    ]);
-    t.comment(repo, pr.number, '@trainyard queue');
     await t.advance(30 * MINUTE);
+    // The command came before the pull request was known: the app read it from GitHub.
     expect(t.merges).toEqual([{ repo: 'widgets', number: pr.number }]);
+    expect(t.appComments(repo, pr.number)).toEqual([]);
+    expect((await t.eventLines(repo)).filter((l) => l.startsWith('command.'))).toEqual([
+      `command.queue #${pr.number}`,
+    ]);
 
     // GitHub redelivers the old `opened` after the merge: nothing moves.
     const opened = t.sandbox.webhooks
@@ -238,5 +236,33 @@ describe('webhooks out of order', () => {
     await t.advance(10 * MINUTE);
     expect(await t.eventLines(repo)).toEqual(before);
     expect(t.merges).toEqual([{ repo: 'widgets', number: pr.number }]);
+  });
+
+  it('a pull request opened before the app was installed, its read rate-limited (403, retry-after: 90): the read waits as GitHub asks, then the pull request is queued and merges', async () => {
+    t = await startTrainyard();
+    const repo = t.github.createRepository({
+      owner: 'acme',
+      name: 'widgets',
+      files: { 'README.md': 'hello\n', '.github/trainyard.yml': 'queue_rules:\n  - name: default\n' },
+    });
+    t.github.grant(repo, 'alice', 'write');
+    const pr = t.github.openPullRequest(repo, { author: 'alice', title: 'One', files: { 'one.txt': '1\n' } });
+    t.github.install([repo]);
+    await t.settle();
+    const reads = counting(secondaryRateLimit(2, 90));
+    repo.requestBehaviour = forRequests(
+      (r) => r.method === 'GET' && r.path === `/repos/acme/widgets/pulls/${pr.number}`,
+      reads,
+    );
+    t.comment(repo, pr.number, '@trainyard queue');
+    await t.advance(30 * MINUTE, 10_000);
+
+    expect(t.merges).toEqual([{ repo: 'widgets', number: pr.number }]);
+    expect(t.appComments(repo, pr.number)).toEqual([]);
+    // Two refused reads, each retried after the 90 s GitHub asked for, then the read that queued it.
+    expect(reads.at.length).toBeGreaterThanOrEqual(3);
+    const gaps = reads.at.slice(1, 3).map((at, i) => at - reads.at[i]!);
+    expect(gaps.every((gap) => gap >= 90_000)).toBe(true);
+    expect(await t.leftovers()).toEqual({ outbox: 0, deliveries: 0, dueTimers: 0 });
   });
 });

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import type { PullRequest, Repository } from '../../../app/sandbox/entities.ts';
 import { dropPreviousChange } from '../../../app/sandbox/merge-landing.ts';
+import type { mergeIntegritySchema } from '../../../shared/schemas/merge-queue.schema.ts';
 import { installRepository, startTrainyard, type Tester } from '../../support/trainyard-tester.ts';
 
 const MINUTE = 60_000;
@@ -30,16 +32,7 @@ function open(count: number): PullRequest[] {
   );
 }
 
-interface IntegrityView {
-  counts: Record<string, number>;
-  recent: {
-    batch: string;
-    pull_requests: number[];
-    outcome: string;
-    tested_tree: string | null;
-    landed_tree: string;
-  }[];
-}
+type IntegrityView = z.infer<typeof mergeIntegritySchema>;
 
 async function integrity(): Promise<IntegrityView | undefined> {
   const { body } = await t.api<{ merge_integrity?: IntegrityView }>(
@@ -85,6 +78,19 @@ describe('merge integrity against the sandbox code host', () => {
       for (const r of view!.recent) expect(r.landed_tree).toBe(r.tested_tree);
       const mainTree = t.github.git.resolve(repo, 'main')!.treeSha;
       expect(view!.recent[0]!.landed_tree).toBe(mainTree);
+      // Per pull request: its batch's verification, and one event in its log.
+      for (let n = 1; n <= 6; n++) {
+        const one = await t.api<IntegrityView['recent'][number]>(
+          `/v1/repos/acme/widgets/merge-queue/pull/${n}/merge-integrity`,
+        );
+        expect(one.status).toBe(200);
+        expect(one.body).toMatchObject({ outcome: 'equal', pull_requests: expect.arrayContaining([n]) });
+      }
+      const verifiedEvents = (await t.events(repo)).filter((e) => e.type === 'action.queue.merge_verified');
+      expect(verifiedEvents.map((e) => e.pull_request).sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(verifiedEvents[0]!.metadata).toMatchObject({ outcome: 'equal', branch: 'main' });
+      const notMerged = await t.api('/v1/repos/acme/widgets/merge-queue/pull/7/merge-integrity');
+      expect(notMerged.status).toBe(404);
       expect(await t.leftovers()).toEqual({ outbox: 0, deliveries: 0, dueTimers: 0 });
       console.log(
         `merge integrity flow (${method}): ${requests.count} requests to the code host for 3 merged batches`,
@@ -110,6 +116,32 @@ describe('merge integrity against the sandbox code host', () => {
     });
     expect(t.github.pulls.get(repo, 1).mergeCommitSha).toBe(main.sha);
   });
+
+  it.each([1, 2])(
+    'with merge_method fast-forward and max_parallel_checks %d, batches behind are built on the tested commit ahead and each lands by fast-forward',
+    async (parallel) => {
+      await start('fast-forward', parallel);
+      const prs = open(6);
+      await t.settle();
+      for (const pr of prs) t.comment(repo, pr.number, '@trainyard queue');
+      await t.settle();
+      await t.advance(90 * MINUTE);
+
+      const leaves = (await t.events(repo)).filter((e) => e.type === 'action.queue.leave');
+      expect(leaves.map((e) => [e.pull_request, e.metadata.reason])).toEqual(
+        [1, 2, 3, 4, 5, 6].map((n) => [n, 'PR_MERGED']),
+      );
+      for (let n = 1; n <= 6; n++) expect(t.github.fileText(repo, 'main', `file-${n}.txt`)).toBe(`${n}\n`);
+      const view = await integrity();
+      expect(view?.counts).toEqual({ equal: 3, different: 0, base_moved_outside: 0, tree_unknown: 0 });
+      // The base went through each batch's tested commit in turn: no merge commit of the app on it.
+      const main = t.github.git.resolve(repo, 'main')!;
+      expect(view!.recent.map((r) => r.tested_sha)).toContain(main.sha);
+      for (const r of view!.recent) expect(r.landed_sha).toBe(r.tested_sha);
+      expect(await t.leftovers()).toEqual({ outbox: 0, deliveries: 0, dueTimers: 0 });
+    },
+    120_000,
+  );
 
   it('a squash that lands a tree dropping part of another PR’s change pauses the queue at the first wrong merge; nothing merges after it', async () => {
     await start('squash');
@@ -145,6 +177,19 @@ describe('merge integrity against the sandbox code host', () => {
       created_by: { type: 'application', name: 'Trainyard (merge integrity)' },
     });
 
+    const perPull = await t.api<IntegrityView['recent'][number]>(
+      '/v1/repos/acme/widgets/merge-queue/pull/2/merge-integrity',
+    );
+    expect(perPull.body).toMatchObject({
+      outcome: 'different',
+      batch: 'batch-1',
+      landed_tree: landed.treeSha,
+    });
+    const verifiedEvents = (await t.events(repo)).filter((e) => e.type === 'action.queue.merge_verified');
+    expect(verifiedEvents.map((e) => [e.pull_request, e.metadata.outcome])).toEqual([
+      [1, 'different'],
+      [2, 'different'],
+    ]);
     for (const n of [1, 2]) {
       const check = t.trainyardCheck(repo, n);
       expect(check?.conclusion).toBe('failure');

@@ -19,7 +19,7 @@ import {
 import { nockGetCommit } from '../../support/nock/commits.ts';
 import { APP_BOT, checkRunJson } from '../../support/nock/fixtures.ts';
 import { GITHUB_API, REPO_PATH, useGithubNock } from '../../support/nock/github-nock.ts';
-import { nockCreateReaction } from '../../support/nock/issues.ts';
+import { nockCreateComment, nockCreateReaction, nockListComments } from '../../support/nock/issues.ts';
 import { nockMergeBranches } from '../../support/nock/merges.ts';
 import { nockOpenPullRequest } from '../../support/nock/pull-request-state.ts';
 import {
@@ -301,5 +301,112 @@ describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real pa
     });
     expect(after.batches).toEqual([]);
     expect(after.waiting_pull_requests).toEqual([]);
+  });
+});
+
+describe('a command for a pull request the app has no webhook of (real payloads, GitHub answered by nock)', () => {
+  const queueComment = {
+    number: 3,
+    body: '@trainyard queue',
+    commentId: 501,
+    author: { login: 'alice', id: 1001 },
+  };
+
+  /** The repository is new to the app: its configuration is read with the first delivery. */
+  function newRepository(): void {
+    nockInstallationToken(github, { installationId: INSTALLATION_ID, token: 'ghs_flow' });
+    nockGetContent(github, {
+      path: '.github/trainyard.yml',
+      ref: 'main',
+      text: 'queue_rules:\n  - name: default\n    merge_conditions: [check-success=ci]\n',
+    });
+    nockGetPermission(github, { login: 'alice', reply: { permission: 'write', role_name: 'write' } });
+  }
+
+  async function commentsPosted(): Promise<string[]> {
+    // Without the marker the app finds its own replies by.
+    return bodiesOf('POST /repos/acme/widgets/issues/3/comments').map(
+      (b) => (b as { body: string }).body.split('\n\n<!-- trainyard:')[0]!,
+    );
+  }
+
+  it('`@trainyard queue` on a pull request opened before the app was installed: the app reads it from GitHub and queues it', async () => {
+    newRepository();
+    // The read: the pull request, its files, reviews and head checks, as a `pull_request` webhook's.
+    nockOpenPullRequest(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3', files: ['src/a.ts'] });
+    // Then the command, as for a pull request seen before: +1, the test branch, its draft, the check run.
+    nockCreateReaction(github, { commentId: 501, reply: 201 });
+    nockGetRef(github, { branch: 'main', sha: 'main-1' });
+    const branch = 'trainyard/merge-queue/3b88be2a';
+    nockSetBranch(github, { branch: `${branch}-work`, sha: 'main-1', exists: false });
+    nockMergeBranches(github, { reply: { sha: 'merge-pr-3' } });
+    nockSetBranch(github, { branch, sha: 'merge-pr-3', exists: false });
+    nockDeleteRef(github, { branch: `${branch}-work` });
+    nockFindPullsByHead(github, { branch, open: [] });
+    nockCreatePull(github, { reply: { number: 40, branch } });
+    nockListCheckRuns(github, {
+      sha: 'pr-3-head',
+      query: { check_name: 'Trainyard', app_id: String(APP_ID) },
+      pages: [[]],
+    });
+    nockCreateCheckRun(github, { id: 900 });
+    trainyardCheckRunExists();
+    await deliver('issue_comment', widgets(issueCommentEvent('created', queueComment)));
+
+    expect(github.requests.filter((r) => r.request === 'GET /repos/acme/widgets/pulls/3')).toHaveLength(1);
+    expect(bodiesOf('POST /repos/acme/widgets/issues/comments/501/reactions')).toEqual([{ content: '+1' }]);
+    expect(await commentsPosted()).toEqual([]);
+    const status = await api<{ batches: { pull_requests: { number: number }[] }[] }>('/merge-queue/status');
+    expect(status.batches.map((b) => b.pull_requests.map((p) => p.number))).toEqual([[3]]);
+    const log = await api<{ events: { type: string }[] }>('/logs?per_page=100&pull_request=3');
+    expect(log.events.map((e) => e.type).reverse()).toEqual([
+      'command.queue',
+      'action.queue.enter',
+      'action.queue.checks_start',
+    ]);
+    expect(github.isDone()).toBe(true);
+  });
+
+  it('the pull request read is closed: the command is answered with why and what to do', async () => {
+    newRepository();
+    nockGetPull(github, { number: 3, headSha: 'pr-3-head', state: 'closed', merged: false });
+    nockCreateReaction(github, { commentId: 501, reply: 201 });
+    nockListComments(github, { number: 3, pages: [[]] });
+    nockCreateComment(github, { number: 3, id: 7001 });
+    await deliver('issue_comment', widgets(issueCommentEvent('created', queueComment)));
+
+    expect(bodiesOf('POST /repos/acme/widgets/issues/comments/501/reactions')).toEqual([{ content: '-1' }]);
+    expect(await commentsPosted()).toEqual([
+      'Not queued. GitHub says this pull request is closed: only open pull requests can be queued. Reopen it, then comment the command again.',
+    ]);
+    const log = await api<{ events: { type: string }[] }>('/logs?per_page=100&pull_request=3');
+    expect(log.events.map((e) => e.type)).toEqual(['command.queue']);
+    expect(github.isDone()).toBe(true);
+  });
+
+  it('GitHub refuses the read for good: the command is answered with GitHub’s reason, not left waiting', async () => {
+    newRepository();
+    nockGetPull(github, { number: 3, status: 404, message: 'Not Found' });
+    nockCreateReaction(github, { commentId: 501, reply: 201 });
+    nockListComments(github, { number: 3, pages: [[]] });
+    nockCreateComment(github, { number: 3, id: 7001 });
+    const answer = await postWebhook(url, {
+      id: 'delivery-unreadable',
+      event: 'issue_comment',
+      body: JSON.stringify(widgets(issueCommentEvent('created', queueComment))),
+    });
+    expect(answer.status).toBe(202);
+    await app.runUntilIdle();
+    expect(unmatched).toEqual([]);
+
+    expect(bodiesOf('POST /repos/acme/widgets/issues/comments/501/reactions')).toEqual([{ content: '-1' }]);
+    const [reply] = await commentsPosted();
+    expect(reply).toMatch(
+      /^Not queued\. Trainyard could not read this pull request from GitHub \(.*404.*\)\./,
+    );
+    expect(reply).toContain('Comment the command again in a few minutes');
+    // The read is the one effect that failed for good; the reply went out.
+    expect(await failures()).toEqual([expect.stringMatching(/^read_pull_request:501: /)]);
+    expect(github.isDone()).toBe(true);
   });
 });

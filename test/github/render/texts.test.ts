@@ -538,6 +538,25 @@ describe('replies to commands', () => {
     );
   });
 
+  it('queue of a pull request GitHub says is closed, read because the app had not seen it', () => {
+    expect(
+      renderReply({ kind: 'not_queued', refusal: { kind: 'pull_request_not_open' } }),
+    ).toMatchInlineSnapshot(
+      `"Not queued. GitHub says this pull request is closed: only open pull requests can be queued. Reopen it, then comment the command again."`,
+    );
+  });
+
+  it('queue of a pull request GitHub would not let the app read', () => {
+    expect(
+      renderReply({
+        kind: 'not_queued',
+        refusal: { kind: 'pull_request_unreadable', reason: 'GitHub answered 404 (Not Found)' },
+      }),
+    ).toMatchInlineSnapshot(
+      `"Not queued. Trainyard could not read this pull request from GitHub (GitHub answered 404 (Not Found)). Comment the command again in a few minutes; if this answer comes back, check that the app is installed on this repository with read access to pull requests."`,
+    );
+  });
+
   it("a comment that is not a command: the shell's words, as they are", () => {
     const text = renderCommandProblem({ kind: 'missing_command' }, { appSlug: 'trainyard' });
     expect(renderReply({ kind: 'command_not_understood', text })).toBe(text);

@@ -98,6 +98,7 @@ describe('batches and speculative checks', () => {
                → verify_merge batch-1 main tested=test-batch-1-1
       8m     base_branch_moved main=main-1
       8m     base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
+               action.queue.merge_verified #1
                → merge_pr #2 (merge)
       8m     merge_completed #2 sha=main-2
                action.queue.checks_end #2 batch-2 success
@@ -107,6 +108,7 @@ describe('batches and speculative checks', () => {
                → verify_merge batch-2 main tested=test-batch-2-1
       8m     base_branch_moved main=main-2
       8m     base_tree_read batch-2 main=main-2 tree=tree-of-test-batch-2-1
+               action.queue.merge_verified #2
       "
     `);
   });
@@ -158,6 +160,7 @@ describe('batches and speculative checks', () => {
                → verify_merge batch-1 main tested=test-batch-1-1
       10m    base_branch_moved main=test-batch-1-1
       10m    base_tree_read batch-1 main=main-0 tree=tree-of-test-batch-1-1
+               action.queue.merge_verified #1,#2
       "
     `);
   });

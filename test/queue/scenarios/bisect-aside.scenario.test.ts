@@ -84,6 +84,7 @@ describe('bisect aside', () => {
                → verify_merge batch-3 main tested=test-batch-3-1
       20m    base_branch_moved main=main-3
       20m    base_tree_read batch-3 main=main-3 tree=tree-of-test-batch-3-1
+               action.queue.merge_verified #4,#5,#6
       30m    checks_reported test-batch-4-1 ci=success
                → merge_pr #1 (merge)
       30m    merge_completed #1 sha=main-4
@@ -100,6 +101,7 @@ describe('bisect aside', () => {
                → verify_merge batch-4 main tested=test-batch-4-1
       30m    base_branch_moved main=main-5
       30m    base_tree_read batch-4 main=main-5 tree=tree-of-test-batch-4-1
+               action.queue.merge_verified #1,#3
       "
     `);
     // #4–#6 overtook the failed batch; #1 and #3 were cleared and merged after them.

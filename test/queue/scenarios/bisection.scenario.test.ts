@@ -79,6 +79,7 @@ describe('bisection', () => {
                → verify_merge batch-1.2.3 main tested=test-batch-1.2.3-1
       30m    base_branch_moved main=main-3
       30m    base_tree_read batch-1.2.3 main=main-3 tree=tree-of-test-batch-1.2.3-1
+               action.queue.merge_verified #1,#2,#3
       40m    checks_reported test-batch-2-1 ci=success
                → merge_pr #5 (merge)
       40m    merge_completed #5 sha=main-4
@@ -95,6 +96,7 @@ describe('bisection', () => {
                → verify_merge batch-2 main tested=test-batch-2-1
       40m    base_branch_moved main=main-5
       40m    base_tree_read batch-2 main=main-5 tree=tree-of-test-batch-2-1
+               action.queue.merge_verified #5,#6
       "
     `);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GithubAccount } from '../../../app/queue/inputs.ts';
 import type { NewEventOf } from '../../../shared/schemas/event.schema.ts';
-import { scenario } from '../support/scenario.ts';
+import { pullRequest, scenario } from '../support/scenario.ts';
 
 const mallory: GithubAccount = { id: 2002, login: 'mallory', type: 'User' };
 const readOnly = { author: mallory, authorized: false };
@@ -108,5 +108,56 @@ describe('comment commands and who may run them', () => {
       reply: { kind: 'command_not_understood', text: 'Unknown command `merge`.\n\nCommands: …' },
     });
     expect(s.state.sessions).toEqual(before.sessions);
+  });
+
+  it('queue of a pull request the engine has not seen: it is read from GitHub first, then the command is taken once', () => {
+    const s = scenario();
+    // Known to GitHub (the shell), never stepped: opened before the app was installed.
+    s.snapshots.set(7, pullRequest(7));
+    s.command(7, 'queue');
+    expect(s.timeline({ from: 0 })).toMatchInlineSnapshot(`
+      "
+      0s     command queue #7
+               → read_pull_request #7
+      "
+    `);
+    s.runUntilIdle({ until: '1m' });
+    expect(s.timeline({ from: 1 })).toMatchInlineSnapshot(`
+      "
+      0s     pull_request_updated #7 head=pr-7-head
+      0s     command queue #7
+               command.queue #7
+               action.queue.enter #7
+               → react +1
+               → prepare_test_branch batch-1 [#7]
+      0s     test_branch_prepared batch-1 (attempt 1) sha=test-batch-1-1
+               action.queue.checks_start #7 batch-1 [#7]
+      "
+    `);
+    expect(s.events('command.queue')).toHaveLength(1);
+  });
+
+  it('queue of a pull request GitHub says is closed: refused once it was read, and said why', () => {
+    const s = scenario();
+    s.command(8, 'queue').runUntilIdle({ until: '1m' });
+    expect(s.effects('read_pull_request')).toHaveLength(1);
+    expect(s.effects('post_comment').map((e) => e.reply)).toEqual([
+      { kind: 'not_queued', refusal: { kind: 'pull_request_not_open' } },
+    ]);
+    expect(s.events().map((e) => e.type)).toEqual(['command.queue']);
+  });
+
+  it('the read failed for good: the command is answered with the reason, never read again', () => {
+    const s = scenario();
+    s.command(9, 'queue');
+    const [read] = s.effects('read_pull_request');
+    s.send({ ...read!.command, read: { failure: 'GitHub answered 404 (Not Found)' } });
+    expect(s.effects('read_pull_request')).toHaveLength(1);
+    expect(s.effects('post_comment').map((e) => e.reply)).toEqual([
+      {
+        kind: 'not_queued',
+        refusal: { kind: 'pull_request_unreadable', reason: 'GitHub answered 404 (Not Found)' },
+      },
+    ]);
   });
 });

@@ -38,6 +38,7 @@ describe('failures', () => {
                → verify_merge batch-1 main tested=test-batch-1-3
       30m    base_branch_moved main=main-1
       30m    base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-3
+               action.queue.merge_verified #1
       "
     `);
     const retried = s.events('action.queue.checks_end')[0] as NewEventOf<'action.queue.checks_end'>;
@@ -90,6 +91,7 @@ describe('failures', () => {
                → verify_merge batch-4 main tested=test-batch-4-1
       20m    base_branch_moved main=main-1
       20m    base_tree_read batch-4 main=main-1 tree=tree-of-test-batch-4-1
+               action.queue.merge_verified #2
                → merge_pr #3 (merge)
       20m    merge_completed #3 sha=main-2
                action.queue.checks_end #3 batch-5 success
@@ -99,6 +101,7 @@ describe('failures', () => {
                → verify_merge batch-5 main tested=test-batch-5-1
       20m    base_branch_moved main=main-2
       20m    base_tree_read batch-5 main=main-2 tree=tree-of-test-batch-5-1
+               action.queue.merge_verified #3
       "
     `);
     expect(leaves(s)).toEqual(['#1 CHECKS_FAILED', '#2 PR_MERGED', '#3 PR_MERGED']);
@@ -187,6 +190,7 @@ describe('failures', () => {
                → verify_merge batch-1 main tested=test-batch-1-1
       3m     base_branch_moved main=main-1
       3m     base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
+               action.queue.merge_verified #1
                → merge_pr #2 (merge)
       3m     merge_completed #2 sha=main-2
                action.queue.checks_end #2 batch-2 success
@@ -196,6 +200,7 @@ describe('failures', () => {
                → verify_merge batch-2 main tested=test-batch-2-1
       3m     base_branch_moved main=main-2
       3m     base_tree_read batch-2 main=main-2 tree=tree-of-test-batch-2-1
+               action.queue.merge_verified #2
       "
     `);
     expect(leaves(s)).toEqual(['#1 PR_MERGED', '#2 PR_MERGED']);

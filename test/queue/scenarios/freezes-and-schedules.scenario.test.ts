@@ -76,6 +76,7 @@ describe('scheduled freezes and schedules', () => {
                → verify_merge batch-1 main tested=test-batch-1-1
       1h     base_branch_moved main=main-1
       1h     base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
+               action.queue.merge_verified #1
       "
     `);
     expect(leaveOf(s, 1)?.metadata.seconds_waiting_for_freeze).toBe(55 * 60);

@@ -35,6 +35,7 @@ describe('the life of a pull request', () => {
                → verify_merge batch-1 main tested=test-batch-1-1
       10m    base_branch_moved main=main-1
       10m    base_tree_read batch-1 main=main-1 tree=tree-of-test-batch-1-1
+               action.queue.merge_verified #1
       "
     `);
   });
@@ -265,6 +266,7 @@ describe('the life of a pull request', () => {
                → verify_merge batch-1 main tested=pr-1-updated-1
       10m    base_branch_moved main=main-1
       10m    base_tree_read batch-1 main=main-1 tree=tree-of-pr-1-updated-1
+               action.queue.merge_verified #1
       "
     `);
   });

@@ -125,6 +125,10 @@ export class Scenario {
   private seq = 0;
   private baseCommits = 0;
   private testedBy = new Map<string, { numbers: number[]; attempt: number; batchId: string }>();
+  /** Each branch head as the shell has it (`<branch>-0` until a push is seen). */
+  private heads = new Map<string, string>();
+  /** The commit each tested commit was built on: a fast-forward is refused unless the base is among its ancestors. */
+  private builtOn = new Map<string, string>();
   /** CI verdict of each tested commit, as the oracle decided. */
   readonly verdicts = new Map<string, 'success' | 'failure'>();
   private commentId = 5000;
@@ -166,6 +170,7 @@ export class Scenario {
         );
       }
     }
+    if (input.type === 'base_branch_moved') this.heads.set(input.branch, input.sha);
     const stored = JSON.parse(JSON.stringify(result.state)) as unknown;
     queueStateSchema.parse(stored);
     // Reloading: the next step starts from the stored copy, sharing no object with this one.
@@ -320,7 +325,12 @@ export class Scenario {
           return;
         }
         const sha = `test-${this.names.get(effect.batchId) ?? effect.batchId}-${effect.attempt}`;
-        const numbers = effect.pullRequests.map((p) => p.number);
+        const start = effect.baseSha ?? this.headOf(effect.base);
+        this.builtOn.set(sha, start);
+        // Built on another tested commit (fast-forward), the pull requests in it are tested too
+        // while it is not the base.
+        const ahead = start === this.headOf(effect.base) ? [] : (this.testedBy.get(start)?.numbers ?? []);
+        const numbers = [...ahead, ...effect.pullRequests.map((p) => p.number)];
         this.testedBy.set(sha, { numbers, attempt: effect.attempt, batchId: effect.batchId });
         push(0, {
           type: 'test_branch_prepared',
@@ -335,6 +345,7 @@ export class Scenario {
       }
       case 'update_pr_in_place': {
         const sha = `pr-${effect.number}-updated-${effect.attempt}`;
+        this.builtOn.set(sha, this.headOf(effect.base));
         this.testedBy.set(sha, {
           numbers: [effect.number],
           attempt: effect.attempt,
@@ -365,9 +376,28 @@ export class Scenario {
         return;
       }
       case 'fast_forward_base':
+        // As GitHub: 422 unless the base is an ancestor of the commit.
+        if (!this.descendsFrom(effect.sha, this.headOf(effect.base))) {
+          const reason = `GitHub refused to fast-forward ${effect.base} to ${effect.sha} (422): Update is not a fast forward`;
+          for (const number of effect.numbers) push(0, { type: 'merge_failed', number, reason });
+          return;
+        }
+        this.heads.set(effect.base, effect.sha);
         for (const number of effect.numbers) push(0, { type: 'merge_completed', number, sha: effect.sha });
         push(0, { type: 'base_branch_moved', branch: effect.base, sha: effect.sha });
         return;
+      case 'read_pull_request': {
+        // GitHub has every pull request the scenario opened (open ones; unknown: closed).
+        const pr = this.snapshots.get(effect.number);
+        push(
+          0,
+          pr === undefined
+            ? { type: 'pull_request_closed', number: effect.number, merged: false, mergeSha: null }
+            : { type: 'pull_request_updated', pullRequest: pr },
+        );
+        push(0, { ...effect.command, read: { failure: null } });
+        return;
+      }
       case 'verify_merge': {
         const custom = shell.options.verify?.(effect) ?? null;
         // By default the base holds exactly what was tested.
@@ -388,6 +418,19 @@ export class Scenario {
       default:
         return;
     }
+  }
+
+  private headOf(branch: string): string {
+    return this.heads.get(branch) ?? `${branch}-0`;
+  }
+
+  private descendsFrom(sha: string, ancestor: string): boolean {
+    const seen = new Set<string>();
+    for (let at: string | undefined = sha; at !== undefined && !seen.has(at); at = this.builtOn.get(at)) {
+      if (at === ancestor) return true;
+      seen.add(at);
+    }
+    return false;
   }
 
   private scheduleCi(

@@ -101,6 +101,8 @@ export function renderEffect(effect: Effect, names: ReadonlyMap<string, string>,
       return `→ react ${effect.content}`;
     case 'cancel_checks':
       return `→ cancel_checks ${nameOf(names, effect.batchId)}`;
+    case 'read_pull_request':
+      return `→ read_pull_request #${effect.number}`;
     case 'schedule_wake_up':
       return `→ wake_up at ${renderOffset(Date.parse(effect.at) - start)}`;
   }
