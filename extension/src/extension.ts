@@ -10,6 +10,7 @@ import * as pause from './commands/pause.ts';
 import * as refresh from './commands/refresh.ts';
 import * as selectRepository from './commands/select-repository.ts';
 import * as unpause from './commands/unpause.ts';
+import * as whyWaiting from './commands/why-waiting.ts';
 import { CredentialStore } from './credentials.ts';
 import { EventLogModel } from './event-log/event-log-model.ts';
 import { EventLogTreeProvider } from './event-log/event-log-tree-provider.ts';
@@ -93,6 +94,7 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     copyEvent,
     credentialCommands,
     dequeue,
+    whyWaiting,
   ]) {
     own(command.register(ctx));
   }

@@ -16,6 +16,7 @@ export const commandIds = {
   showView: 'trainyard.showView',
   dequeuePullRequest: 'trainyard.dequeuePullRequest',
   showStatistics: 'trainyard.showStatistics',
+  whyWaiting: 'trainyard.whyWaiting',
 } as const;
 
 export const viewIds = {

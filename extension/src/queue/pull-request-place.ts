@@ -107,10 +107,15 @@ export interface Me {
   branch: string | null;
 }
 
+/** Whether it is the pull request of the workspace's current branch. */
+export function isOnBranch(place: PullRequestPlace, me: Me): boolean {
+  return me.branch !== null && optionalFields(place.pr).headRef === me.branch;
+}
+
 /** My pull requests: the current branch's first, then mine by position. */
 export function myPlaces(places: Map<number, PullRequestPlace>, me: Me): PullRequestPlace[] {
   const login = me.login?.toLowerCase() ?? null;
-  const onBranch = (p: PullRequestPlace) => me.branch !== null && optionalFields(p.pr).headRef === me.branch;
+  const onBranch = (p: PullRequestPlace) => isOnBranch(p, me);
   return [...places.values()]
     .filter((p) => onBranch(p) || (login !== null && p.pr.author.login.toLowerCase() === login))
     .sort((a, b) => Number(onBranch(b)) - Number(onBranch(a)) || a.position - b.position);
