@@ -74,6 +74,12 @@ export const mergeabilityCheckSchema = z
 export const mergeQueuePullRequestSchema = z
   .object({
     number: z.int().min(1),
+    head_ref: z
+      .string()
+      .nullable()
+      .describe(
+        "Its head branch (a fork's branch name without the owner); null when its details are not known",
+      ),
     queued_at: dateTimeSchema,
     estimated_time_of_merge: dateTimeSchema
       .nullable()

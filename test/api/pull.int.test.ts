@@ -170,6 +170,14 @@ describe('GET /merge-queue/pull/{pr_number}', () => {
     );
   });
 
+  it('names its head branch, as the status does, so that a checkout finds its pull request', async () => {
+    const tested = await api.request<PullView & { head_ref: string | null }>(`${PULL}/3`, { token: reader });
+    expect(tested.body.head_ref).toBe(scenario.state.pullRequests['3']!.head);
+    expect(tested.body.head_ref).toBe('feature-3');
+    const waiting = await api.request<PullView & { head_ref: string | null }>(`${PULL}/6`, { token: reader });
+    expect(waiting.body.head_ref).toBe('feature-6');
+  });
+
   it('answers 404 with a detail for a pull request in no queue', async () => {
     const res = await api.request(`${PULL}/42`, { token: reader });
     expect(res.status).toBe(404);

@@ -24,22 +24,13 @@ export interface PullRequestPlace {
   reasons: PlaceReason[];
 }
 
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-/** The late estimate and the reasons the server gives; the head branch, which it does not serve yet, read leniently. */
+/** The late estimate, the reasons and the head branch the server gives. */
 export function optionalFields(pr: QueuedPullRequest): {
   etaP90: string | null;
   reasons: PlaceReason[];
   headRef: string | null;
 } {
-  const loose = pr as unknown as Record<string, unknown>;
-  return {
-    etaP90: pr.estimated_merge_at_p90,
-    reasons: pr.reasons,
-    headRef: text(loose.head_ref) ?? text(loose.head_branch),
-  };
+  return { etaP90: pr.estimated_merge_at_p90, reasons: pr.reasons, headRef: pr.head_ref };
 }
 
 function laneOf(pr: QueuedPullRequest): string {

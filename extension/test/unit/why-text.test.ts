@@ -8,6 +8,7 @@ const t: TimeWords = { now, at: (iso) => iso.slice(11, 16) };
 
 const view = (extra: Partial<MergeQueuePullRequest> = {}): MergeQueuePullRequest => ({
   number: 12,
+  head_ref: 'fix-parser',
   queued_at: '2026-11-29T09:40:00Z',
   estimated_time_of_merge: '2026-11-29T10:30:00Z',
   estimated_time_of_merge_p90: '2026-11-29T11:00:00Z',
