@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeSchema, integerQuery, repoParamsSchema } from './common.schema.ts';
+import { dateTimeSchema, integerQuery, repoParamsSchema, storableText } from './common.schema.ts';
 import { checkSchema } from './event-parts.schema.ts';
 import { queueReasonSchema } from './queue-reason.schema.ts';
 
@@ -127,3 +127,11 @@ export const dequeueImpactSchema = z
   .describe('What dequeuing the pull request would cost');
 
 export type DequeueImpact = z.output<typeof dequeueImpactSchema>;
+
+export const requeueRequestSchema = z
+  .strictObject({
+    queue_name: storableText(z.string().trim().min(1).max(255))
+      .optional()
+      .describe('The queue rule to enter by; absent: the first whose queue conditions accept it'),
+  })
+  .describe('Queue the pull request again (as `@trainyard requeue [rule]`); the body may be left out');
