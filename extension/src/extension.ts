@@ -8,6 +8,7 @@ import * as filterLog from './commands/filter-log.ts';
 import * as openPullRequest from './commands/open-pull-request.ts';
 import * as pause from './commands/pause.ts';
 import * as refresh from './commands/refresh.ts';
+import * as requeue from './commands/requeue.ts';
 import * as selectRepository from './commands/select-repository.ts';
 import * as unpause from './commands/unpause.ts';
 import * as whyWaiting from './commands/why-waiting.ts';
@@ -95,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     credentialCommands,
     dequeue,
     whyWaiting,
+    requeue,
   ]) {
     own(command.register(ctx));
   }

@@ -17,6 +17,7 @@ export const commandIds = {
   dequeuePullRequest: 'trainyard.dequeuePullRequest',
   showStatistics: 'trainyard.showStatistics',
   whyWaiting: 'trainyard.whyWaiting',
+  requeuePullRequest: 'trainyard.requeuePullRequest',
 } as const;
 
 export const viewIds = {

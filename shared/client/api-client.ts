@@ -208,6 +208,29 @@ export class ApiClient {
     });
   }
 
+  /**
+   * Queues the pull request again (write access), by `queueName` or the first rule that accepts
+   * it; answers its place. conflict when queued already, not_found when not known open, invalid
+   * when no rule accepts it.
+   */
+  async requeue(
+    owner: string,
+    repository: string,
+    number: number,
+    queueName?: string,
+  ): Promise<MergeQueuePullRequest> {
+    const response = await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}/requeue`), {
+      method: 'POST',
+      ...(queueName === undefined
+        ? {}
+        : {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ queue_name: queueName }),
+          }),
+    });
+    return this.parse(response, mergeQueuePullRequestSchema);
+  }
+
   /** One statistic over a period (`start_at`/`end_at` RFC 3339 or dates). */
   async stats<E extends StatsEndpoint>(
     owner: string,
