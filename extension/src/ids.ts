@@ -24,6 +24,7 @@ export const viewIds = {
   container: 'trainyard',
   mergeQueue: 'trainyard.mergeQueue',
   eventLog: 'trainyard.eventLog',
+  freezes: 'trainyard.freezes',
 } as const;
 
 /** `workbench.view.extension.<container id>` opens the activity-bar container. */

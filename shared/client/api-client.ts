@@ -12,6 +12,7 @@ import {
   type MergeQueuePullRequest,
   mergeQueuePullRequestSchema,
 } from '../schemas/merge-queue-pull.schema.ts';
+import { type ScheduledFreeze, scheduledFreezeListSchema } from '../schemas/scheduled-freeze.schema.ts';
 import type { StatsEndpoint } from '../schemas/stats-query.schema.ts';
 import { type StatsResponse, statsResponseSchemas } from '../schemas/stats-response.schema.ts';
 import { type PageLinks, parsePageLinks } from './link-header.ts';
@@ -229,6 +230,12 @@ export class ApiClient {
           }),
     });
     return this.parse(response, mergeQueuePullRequestSchema);
+  }
+
+  /** The scheduled freezes not ended yet, by start. */
+  async freezes(owner: string, repository: string): Promise<ScheduledFreeze[]> {
+    const response = await this.call(this.repoUrl(owner, repository, '/scheduled_freeze'));
+    return (await this.parse(response, scheduledFreezeListSchema)).scheduled_freezes;
   }
 
   /** One statistic over a period (`start_at`/`end_at` RFC 3339 or dates). */
