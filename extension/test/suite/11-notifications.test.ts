@@ -15,8 +15,13 @@ describe('Notifications: my pull request merged; removed, with a button to the f
     this.timeout(60_000);
     const api = await configureForTestServer();
     await setSetting('githubLogin', 'alice');
+    await api.queue.refresh();
+    const noticesBefore = api.notifier.shown.length;
     await vscode.commands.executeCommand('trainyard.selectRepository', 'acme/merges');
     await api.queue.refresh();
+    // Another repository is not a change: alice's pull requests of acme/app did not "leave".
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(api.notifier.shown.slice(noticesBefore), []);
     const before = await serverClient().status('acme', 'merges');
     assert.deepEqual(
       before.batches.flatMap((b) => b.pull_requests.map((p) => p.number)),
