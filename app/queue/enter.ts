@@ -15,7 +15,7 @@ import { findSession, putSession, type Transition } from './transition.ts';
 export type EntryDecision = { kind: 'enter'; rule: QueueRule } | { kind: 'refused'; refusal: EntryRefusal };
 
 export function decideEntry(
-  t: Transition,
+  t: Pick<Transition, 'state' | 'now'>,
   pr: PullRequestSnapshot,
   params: { queueName: string | null; automatic: boolean },
 ): EntryDecision {
@@ -59,6 +59,31 @@ function collectUnmet(tree: EvaluationTree): string[] {
   if (tree.match) return [];
   if (tree.subconditions.length === 0 || tree.label === 'not') return [tree.label];
   return tree.subconditions.flatMap(collectUnmet);
+}
+
+/** What `queue` or `requeue` would do for a pull request now: enter by a rule, or why not. */
+export type RequeueDecision =
+  | { kind: 'enter'; pr: PullRequestSnapshot; rule: QueueRule }
+  | { kind: 'already_queued'; queueName: string }
+  | { kind: 'refused'; refusal: EntryRefusal };
+
+/**
+ * The one decision behind `@trainyard queue|requeue [rule]` and the API's requeue: a pull request
+ * queued already stays as it is; one the engine has not seen open (closed ones are forgotten)
+ * cannot enter; otherwise the rule asked for, or the first whose queue conditions do not fail.
+ * Pure on the state and the time, so the API can answer a refusal before it steps the engine.
+ */
+export function decideRequeue(
+  t: Pick<Transition, 'state' | 'now'>,
+  number: number,
+  queueName: string | null,
+): RequeueDecision {
+  const existing = findSession(t.state, number);
+  if (existing !== undefined) return { kind: 'already_queued', queueName: existing.queueName };
+  const pr = t.state.pullRequests[String(number)];
+  if (pr === undefined) return { kind: 'refused', refusal: { kind: 'pull_request_not_seen' } };
+  const decision = decideEntry(t, pr, { queueName, automatic: false });
+  return decision.kind === 'enter' ? { kind: 'enter', pr, rule: decision.rule } : decision;
 }
 
 /** Opens a session and emits its enter event. */
@@ -126,12 +151,11 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
     return existing ?? null;
   }
   const type = input.command === 'queue' ? 'command.queue' : 'command.requeue';
-  if (existing !== undefined) {
-    emit(
-      t,
-      commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: existing.sessionId }),
-    );
-    reply(t, input, { kind: 'already_queued', queueName: existing.queueName }, 'confused');
+  const decision = decideRequeue(t, input.number, input.queueName);
+  if (decision.kind === 'already_queued') {
+    const session_id = existing?.sessionId ?? null;
+    emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id }));
+    reply(t, input, { kind: 'already_queued', queueName: decision.queueName }, 'confused');
     return null;
   }
   if (pr === undefined && input.read === undefined) {
@@ -145,17 +169,14 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
     });
     return null;
   }
-  const decision: EntryDecision =
-    pr === undefined
-      ? { kind: 'refused', refusal: refusalAfterRead(input.read) }
-      : decideEntry(t, pr, { queueName: input.queueName, automatic: false });
-  if (decision.kind === 'refused' || pr === undefined) {
+  if (pr === undefined || decision.kind === 'refused') {
+    const refusal = decision.kind === 'refused' && pr !== undefined ? decision.refusal : refusalAfterRead(input.read);
     emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: null }));
-    if (decision.kind === 'refused') reply(t, input, { kind: 'not_queued', refusal: decision.refusal }, '-1');
+    reply(t, input, { kind: 'not_queued', refusal }, '-1');
     return null;
   }
   // The session is opened first so that command.queue can name it; its enter event follows.
-  const session = openSession(t, pr, decision.rule);
+  const session = openSession(t, decision.pr, decision.rule);
   emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: session.sessionId }));
   emit(t, enterEvent(t, session));
   react(t, input, '+1');

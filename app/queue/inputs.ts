@@ -38,6 +38,7 @@ export type QueueInput =
   | FreezeSaved
   | FreezeDeleted
   | DequeueRequested
+  | RequeueRequested
   | EffectFailed
   | BaseTreeRead
   | Tick;
@@ -193,6 +194,18 @@ export interface FreezeDeleted {
 export interface DequeueRequested {
   type: 'dequeue_requested';
   number: number;
+  by: Actor;
+}
+
+/**
+ * A requeue asked through the API: decided as `@trainyard requeue [rule]` (enter.ts,
+ * decideRequeue), by a caller with write access.
+ */
+export interface RequeueRequested {
+  type: 'requeue_requested';
+  number: number;
+  /** The queue rule asked for, or null for the first that accepts it. */
+  queueName: string | null;
   by: Actor;
 }
 

@@ -39,6 +39,7 @@ export function computePullRequestView(
   const test = findTest(state, { lane, number, now });
   return {
     number,
+    head_ref: state.pullRequests[String(number)]?.head ?? null,
     queued_at: session.queuedAt,
     estimated_time_of_merge: eta === null ? null : new Date(eta).toISOString(),
     estimated_time_of_merge_p90: etaP90 === null ? null : new Date(etaP90).toISOString(),

@@ -299,6 +299,7 @@ function projectPullRequest(context: Context, number: number): QueuedPullRequest
       title: pr.title,
       url: pr.url,
       author: { id: pr.author.id, login: pr.author.login },
+      head_ref: pr.head,
       queued_at: session.queuedAt,
       priority_alias: session.priorityAlias,
       // null outside every priority rule, as in the events and the statistics.

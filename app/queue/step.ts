@@ -26,6 +26,7 @@ import { orderSessionsByLane } from './ordering.ts';
 import { handlePauseCleared, handlePauseSet } from './pause.ts';
 import { planInterruption } from './priority.ts';
 import { explainSessions } from './reasons.ts';
+import { handleRequeueRequested } from './requeue.ts';
 import { handleChecksReported, handleTestBranchPrepared } from './results.ts';
 import { summarizeSessions } from './sessions-summary.ts';
 import { planStallDiagnosis } from './stall-doctor.ts';
@@ -117,6 +118,11 @@ function applyInput(t: Transition, input: QueueInput): void {
     case 'dequeue_requested':
       handleDequeueRequested(t, input);
       return;
+    case 'requeue_requested': {
+      const session = handleRequeueRequested(t, input);
+      if (session !== null) planInterruption(t, session);
+      return;
+    }
     case 'effect_failed':
       handleEffectFailed(t, input);
       return;

@@ -8,11 +8,14 @@ import * as filterLog from './commands/filter-log.ts';
 import * as openPullRequest from './commands/open-pull-request.ts';
 import * as pause from './commands/pause.ts';
 import * as refresh from './commands/refresh.ts';
+import * as requeue from './commands/requeue.ts';
 import * as selectRepository from './commands/select-repository.ts';
 import * as unpause from './commands/unpause.ts';
+import * as whyWaiting from './commands/why-waiting.ts';
 import { CredentialStore } from './credentials.ts';
 import { EventLogModel } from './event-log/event-log-model.ts';
 import { EventLogTreeProvider } from './event-log/event-log-tree-provider.ts';
+import { FreezeTreeProvider } from './freezes/freeze-tree-provider.ts';
 import { commandIds, openContainerCommand, viewIds } from './ids.ts';
 import { Notifier } from './notifier.ts';
 import { QueueModel } from './queue/queue-model.ts';
@@ -31,6 +34,8 @@ export interface TrainyardApi {
   eventLog: EventLogModel;
   eventLogTree: EventLogTreeProvider;
   eventLogView: vscode.TreeView<TreeNode>;
+  freezesTree: FreezeTreeProvider;
+  freezesView: vscode.TreeView<TreeNode>;
   statusBar: QueueStatusBar;
   notifier: Notifier;
   /** The Statistics panel, when open. */
@@ -53,6 +58,8 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
   const eventLogView = own(
     vscode.window.createTreeView(viewIds.eventLog, { treeDataProvider: eventLogTree, showCollapseAll: true }),
   );
+  const freezesTree = own(new FreezeTreeProvider(session, queue));
+  const freezesView = own(vscode.window.createTreeView(viewIds.freezes, { treeDataProvider: freezesTree }));
   const statusBar = own(new QueueStatusBar(queue));
   const notifier = own(new Notifier(queue, session));
 
@@ -93,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     copyEvent,
     credentialCommands,
     dequeue,
+    whyWaiting,
+    requeue,
   ]) {
     own(command.register(ctx));
   }
@@ -120,6 +129,8 @@ export function activate(context: vscode.ExtensionContext): TrainyardApi {
     eventLog,
     eventLogTree,
     eventLogView,
+    freezesTree,
+    freezesView,
     statusBar,
     notifier,
     statistics: () => StatisticsPanel.current,

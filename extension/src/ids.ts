@@ -16,12 +16,15 @@ export const commandIds = {
   showView: 'trainyard.showView',
   dequeuePullRequest: 'trainyard.dequeuePullRequest',
   showStatistics: 'trainyard.showStatistics',
+  whyWaiting: 'trainyard.whyWaiting',
+  requeuePullRequest: 'trainyard.requeuePullRequest',
 } as const;
 
 export const viewIds = {
   container: 'trainyard',
   mergeQueue: 'trainyard.mergeQueue',
   eventLog: 'trainyard.eventLog',
+  freezes: 'trainyard.freezes',
 } as const;
 
 /** `workbench.view.extension.<container id>` opens the activity-bar container. */

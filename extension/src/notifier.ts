@@ -16,6 +16,7 @@ export interface Notice {
 /** Tells me when my pull request merges or is removed (why, and the failing run), or the queue pauses. */
 export class Notifier extends Disposable {
   private before: MergeQueueStatus | null = null;
+  private repository: string | null = null;
   private mine = new Set<number>();
   readonly shown: Notice[] = [];
 
@@ -27,6 +28,12 @@ export class Notifier extends Disposable {
     this._register(
       model.onDidChange((s) => {
         if (s.kind !== 'ok') return;
+        // Another repository is not a change of this one: nothing left, nothing paused.
+        if (s.repository !== this.repository) {
+          this.repository = s.repository;
+          this.before = null;
+          this.mine.clear();
+        }
         const found = transitions(this.before, s.status, this.mine);
         this.before = s.status;
         // Mine once seen stays mine until it leaves: a login lookup that fails must not hide a merge.

@@ -3,7 +3,7 @@ import { commandIds } from './ids.ts';
 import { Disposable } from './lifecycle.ts';
 import { queueState } from './queue/nodes/repository-node.ts';
 import { placeLine, statusBarLine, updatedAgo } from './queue/place-text.ts';
-import { myPlaces, placesOf } from './queue/pull-request-place.ts';
+import { isOnBranch, myPlaces, placesOf } from './queue/pull-request-place.ts';
 import type { QueueModel, QueueSnapshot } from './queue/queue-model.ts';
 
 /**
@@ -45,12 +45,16 @@ export class QueueStatusBar extends Disposable {
     const mine = myPlaces(placesOf(status), this.model.me);
     const icon = status.pause ? '$(debug-pause)' : status.batches.length ? '$(sync)' : '$(check)';
     const first = mine[0];
+    const branchFirst = first !== undefined && isOnBranch(first, this.model.me);
     this.item.text = first
-      ? `${status.pause ? '$(debug-pause)' : '$(git-pull-request)'} ${statusBarLine(first)}`
+      ? `${status.pause ? '$(debug-pause)' : branchFirst ? '$(git-branch)' : '$(git-pull-request)'} ${statusBarLine(first)}`
       : `${icon} Trainyard: ${state}`;
     const lines = [
       `**${snapshot.repository}**: ${status.pause ? `paused — ${status.pause.reason}` : state}; ${status.waiting_pull_requests.length} waiting`,
-      ...mine.map((p) => `#${p.pr.number} ${p.pr.title}: ${placeLine(p)} — ${p.reason ?? ''}`),
+      ...mine.map(
+        (p) =>
+          `#${p.pr.number} ${p.pr.title}${isOnBranch(p, this.model.me) ? ` (current branch ${p.pr.head_ref})` : ''}: ${placeLine(p)} — ${p.reason ?? ''}`,
+      ),
       `_${updatedAgo(snapshot.fetchedAt)}_`,
     ];
     const tooltip = new vscode.MarkdownString(lines.join('\n\n'));

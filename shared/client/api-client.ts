@@ -12,6 +12,7 @@ import {
   type MergeQueuePullRequest,
   mergeQueuePullRequestSchema,
 } from '../schemas/merge-queue-pull.schema.ts';
+import { type ScheduledFreeze, scheduledFreezeListSchema } from '../schemas/scheduled-freeze.schema.ts';
 import type { StatsEndpoint } from '../schemas/stats-query.schema.ts';
 import { type StatsResponse, statsResponseSchemas } from '../schemas/stats-response.schema.ts';
 import { type PageLinks, parsePageLinks } from './link-header.ts';
@@ -206,6 +207,35 @@ export class ApiClient {
     await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}/dequeue`), {
       method: 'POST',
     });
+  }
+
+  /**
+   * Queues the pull request again (write access), by `queueName` or the first rule that accepts
+   * it; answers its place. conflict when queued already, not_found when not known open, invalid
+   * when no rule accepts it.
+   */
+  async requeue(
+    owner: string,
+    repository: string,
+    number: number,
+    queueName?: string,
+  ): Promise<MergeQueuePullRequest> {
+    const response = await this.call(this.repoUrl(owner, repository, `/merge-queue/pull/${number}/requeue`), {
+      method: 'POST',
+      ...(queueName === undefined
+        ? {}
+        : {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ queue_name: queueName }),
+          }),
+    });
+    return this.parse(response, mergeQueuePullRequestSchema);
+  }
+
+  /** The scheduled freezes not ended yet, by start. */
+  async freezes(owner: string, repository: string): Promise<ScheduledFreeze[]> {
+    const response = await this.call(this.repoUrl(owner, repository, '/scheduled_freeze'));
+    return (await this.parse(response, scheduledFreezeListSchema)).scheduled_freezes;
   }
 
   /** One statistic over a period (`start_at`/`end_at` RFC 3339 or dates). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeSchema, integerQuery, repoParamsSchema } from './common.schema.ts';
+import { dateTimeSchema, integerQuery, repoParamsSchema, storableText } from './common.schema.ts';
 import { checkSchema } from './event-parts.schema.ts';
 import { queueReasonSchema } from './queue-reason.schema.ts';
 
@@ -74,6 +74,12 @@ export const mergeabilityCheckSchema = z
 export const mergeQueuePullRequestSchema = z
   .object({
     number: z.int().min(1),
+    head_ref: z
+      .string()
+      .nullable()
+      .describe(
+        "Its head branch (a fork's branch name without the owner); null when its details are not known",
+      ),
     queued_at: dateTimeSchema,
     estimated_time_of_merge: dateTimeSchema
       .nullable()
@@ -121,3 +127,11 @@ export const dequeueImpactSchema = z
   .describe('What dequeuing the pull request would cost');
 
 export type DequeueImpact = z.output<typeof dequeueImpactSchema>;
+
+export const requeueRequestSchema = z
+  .strictObject({
+    queue_name: storableText(z.string().trim().min(1).max(255))
+      .optional()
+      .describe('The queue rule to enter by; absent: the first whose queue conditions accept it'),
+  })
+  .describe('Queue the pull request again (as `@trainyard requeue [rule]`); the body may be left out');

@@ -36,6 +36,11 @@ export const queuedPullRequestSchema = z
     title: z.string(),
     url: z.string(),
     author: z.object({ id: z.int(), login: z.string() }),
+    head_ref: z
+      .string()
+      .describe(
+        "Its head branch (a fork's branch name without the owner): which pull request a checkout is on",
+      ),
     queued_at: dateTimeSchema,
     priority_alias: z.string().describe('low, medium, high, or the number as text'),
     priority_rule_name: z.string().nullable().describe('null: no priority rule applies'),

@@ -1,10 +1,12 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { trainyardConfigSchema } from '../../app/config/config.schema.ts';
+import type { QueueInput } from '../../app/queue/inputs.ts';
 import type { QueueState } from '../../app/queue/state.ts';
 import { loadQueueState, saveQueueState } from '../../app/store/queue-state.ts';
 import type { Repository } from '../../app/store/repositories.ts';
 import { runStep } from '../../app/store/step-transaction.ts';
-import { createCountingIds, Scenario } from '../queue/support/scenario.ts';
+import { createCountingIds, pullRequest, Scenario } from '../queue/support/scenario.ts';
 import { ApiHarness, FAKE_GITHUB_API } from '../support/api-harness.ts';
 import { openedAndQueued } from '../support/queue-inputs.ts';
 
@@ -168,6 +170,14 @@ describe('GET /merge-queue/pull/{pr_number}', () => {
     expect(status.body.waiting_pull_requests.find((p) => p.number === 6)?.reasons).toEqual(
       waiting.body.reasons,
     );
+  });
+
+  it('names its head branch, as the status does, so that a checkout finds its pull request', async () => {
+    const tested = await api.request<PullView & { head_ref: string | null }>(`${PULL}/3`, { token: reader });
+    expect(tested.body.head_ref).toBe(scenario.state.pullRequests['3']!.head);
+    expect(tested.body.head_ref).toBe('feature-3');
+    const waiting = await api.request<PullView & { head_ref: string | null }>(`${PULL}/6`, { token: reader });
+    expect(waiting.body.head_ref).toBe('feature-6');
   });
 
   it('answers 404 with a detail for a pull request in no queue', async () => {
@@ -337,5 +347,140 @@ describe('POST /merge-queue/pull/{pr_number}/dequeue', () => {
     expect((await dequeue(r.base, 'one')).status).toBe(422);
     expect((await dequeue(r.base, 1, null)).status).toBe(403);
     expect(await leaves(r.id)).toHaveLength(0);
+  });
+});
+
+describe('POST /merge-queue/pull/{pr_number}/requeue', () => {
+  const ids = createCountingIds();
+
+  /**
+   * A repository of its own: rules `default` and `reviewed` (queue condition: two approvals; the fixtures have one);
+   * #1, #2 and #3 queued, #4 open and not queued.
+   */
+  async function repoWithRules() {
+    repoCount += 1;
+    const name = `requeue-${repoCount}`;
+    const repository = await api.repository(`acme/${name}`);
+    const config = trainyardConfigSchema.parse({
+      queue_rules: [{ name: 'default' }, { name: 'reviewed', queue_conditions: ['#approved-reviews-by>=2'] }],
+    });
+    const inputs: QueueInput[] = [
+      { type: 'config_changed', config },
+      ...[1, 2, 3].flatMap((n) => openedAndQueued(n)),
+      { type: 'pull_request_updated', pullRequest: pullRequest(4) },
+    ];
+    await runStep({ db: api.store.db, repositoryId: repository.id, inputs, now: clock, ids });
+    return { id: repository.id, base: `/v1/repos/acme/${name}/merge-queue/pull` };
+  }
+
+  const requeue = (base: string, number: number | string, body?: unknown, token: string | null = admin) =>
+    api.request<PullView & { head_ref: string | null; detail: unknown }>(`${base}/${number}/requeue`, {
+      method: 'POST',
+      token,
+      ...(body === undefined ? {} : { body }),
+    });
+
+  async function events(id: string, type: string) {
+    return api.store.db
+      .selectFrom('events')
+      .select(['pull_request', 'trigger', 'metadata'])
+      .where('repository_id', '=', id)
+      .where('type', '=', type)
+      .execute();
+  }
+
+  it('queues a dequeued pull request again through the engine: 200 and its view, action.requeue naming the key, its enter', async () => {
+    const r = await repoWithRules();
+    expect((await api.request(`${r.base}/2/dequeue`, { method: 'POST', token: admin })).status).toBe(204);
+    const res = await requeue(r.base, 2);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      number: 2,
+      head_ref: 'feature-2',
+      queue_rule_name: 'default',
+      position: 2,
+    });
+    expect(await events(r.id, 'action.requeue')).toEqual([
+      { pull_request: 2, trigger: 'API: requeue by key "oncall"', metadata: {} },
+    ]);
+    expect((await events(r.id, 'action.queue.enter')).filter((e) => e.pull_request === 2)).toHaveLength(2);
+    const status = await api.request<{
+      waiting_pull_requests: { number: number }[];
+      batches: { pull_requests: { number: number }[] }[];
+    }>(`/v1/repos/acme/${r.base.split('/')[4]}/merge-queue/status`, { token: reader });
+    const queued = [
+      ...status.body.batches.flatMap((b) => b.pull_requests),
+      ...status.body.waiting_pull_requests,
+    ];
+    expect(queued.map((p) => p.number).sort()).toEqual([1, 2, 3]);
+    expect((await api.request(`${r.base}/2`, { token: reader })).status).toBe(200);
+  });
+
+  it('takes the queue rule asked for, when its queue conditions accept the pull request', async () => {
+    const r = await repoWithRules();
+    const res = await requeue(r.base, 4, { queue_name: 'default' });
+    expect(res.status).toBe(200);
+    expect(res.body.queue_rule_name).toBe('default');
+  });
+
+  it('answers 409 for a pull request already queued, and changes nothing', async () => {
+    const r = await repoWithRules();
+    const before = await loadQueueState(api.store.db, r.id);
+    const res = await requeue(r.base, 1);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      detail: 'pull request #1 is already in the merge queue (queue rule "default")',
+    });
+    expect(await loadQueueState(api.store.db, r.id)).toEqual(before);
+    expect(await events(r.id, 'action.requeue')).toEqual([]);
+  });
+
+  it('answers 404 for a pull request the engine does not know open, and for a repository it never ran for', async () => {
+    const r = await repoWithRules();
+    const res = await requeue(r.base, 99);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      detail:
+        'pull request #99 is not an open pull request Trainyard knows in this repository (closed, merged, or never seen)',
+    });
+    await api.repository('acme/quiet-requeue');
+    expect((await requeue('/v1/repos/acme/quiet-requeue/merge-queue/pull', 1)).status).toBe(404);
+  });
+
+  it('answers 422 for an unknown queue rule, for queue conditions not met, and for a bad body', async () => {
+    const r = await repoWithRules();
+    const unknown = await requeue(r.base, 4, { queue_name: 'nope' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toEqual([
+      {
+        loc: ['body', 'queue_name'],
+        msg: 'no queue rule "nope"; the rules are: default, reviewed',
+        type: 'unknown_queue_rule',
+      },
+    ]);
+    const unmet = await requeue(r.base, 4, { queue_name: 'reviewed' });
+    expect(unmet.status).toBe(422);
+    expect(unmet.body.detail).toEqual([
+      {
+        loc: ['path', 'pr_number'],
+        msg: 'pull request #4 does not meet the queue conditions: reviewed: #approved-reviews-by>=2',
+        type: 'queue_conditions_not_met',
+      },
+    ]);
+    const extra = await requeue(r.base, 4, { queue_name: 'default', priority: 1 });
+    expect(extra.status).toBe(422);
+    expect((await requeue(r.base, 'x')).status).toBe(422);
+    expect(await events(r.id, 'action.requeue')).toEqual([]);
+    expect((await api.request(`${r.base}/4`, { token: reader })).status).toBe(404);
+  });
+
+  it('needs write access: a read key gets 403, no credential 403', async () => {
+    const r = await repoWithRules();
+    await api.request(`${r.base}/3/dequeue`, { method: 'POST', token: admin });
+    const res = await requeue(r.base, 3, undefined, reader);
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toContain('admin key');
+    expect((await requeue(r.base, 3, undefined, null)).status).toBe(403);
+    expect((await api.request(`${r.base}/3`, { token: reader })).status).toBe(404);
   });
 });

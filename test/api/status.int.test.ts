@@ -32,10 +32,10 @@ type Status = {
     id: string;
     name: string;
     status: { code: string };
-    pull_requests: { number: number }[];
+    pull_requests: { number: number; head_ref: string }[];
     sub_batches?: { name: string }[];
   }[];
-  waiting_pull_requests: { number: number }[];
+  waiting_pull_requests: { number: number; head_ref: string }[];
   pause: unknown;
 };
 
@@ -66,6 +66,13 @@ describe('GET /merge-queue/status', () => {
     const waiting = res.body.waiting_pull_requests.map((p) => p.number);
     expect([...embarked, ...waiting].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(waiting).toEqual([...waiting].sort((a, b) => a - b));
+    // Each names its head branch (the engine's pull request snapshot), batched and waiting.
+    const heads = [
+      ...res.body.batches.flatMap((b) => b.pull_requests),
+      ...res.body.waiting_pull_requests,
+    ].map((p) => [p.number, p.head_ref]);
+    expect(heads).toEqual(heads.map(([n]) => [n, scenario.state.pullRequests[String(n)]!.head]));
+    expect(heads).toContainEqual([11, 'feature-11']);
     // What the engine itself projects.
     const projected = scenario.status('main');
     expect(res.body.batches.map((b) => b.name)).toEqual(projected.batches.map((b) => b.name));

@@ -16,10 +16,10 @@ const PROPERTY = { numRuns: RUNS, seed: 20261129 };
 // Batches of two or more, so that a failure is split rather than dropped.
 const splitConfigArb = fc.tuple(configArb, fc.constantFrom(2, 3, 4)).map(([config, split]) => ({
   ...config,
-  queue_rules: config.queue_rules.map((rule) => ({
-    ...rule,
-    batch_size: { min: Math.max(2, rule.batch_size.min), max: Math.max(3, rule.batch_size.max) },
-  })),
+  queue_rules: (config.queue_rules ?? []).map((rule) => {
+    const size = typeof rule.batch_size === 'object' ? rule.batch_size : { min: 1, max: 1 };
+    return { ...rule, batch_size: { min: Math.max(2, size.min ?? 1), max: Math.max(3, size.max) } };
+  }),
   merge_queue: { ...config.merge_queue, bisect_aside: true, bisect_aside_split: split },
 }));
 // Ten pull requests queued at once, in a random order, then random inputs: batches of several.

@@ -42,6 +42,7 @@ describe('status projection', () => {
       title: 'Change 5',
       url: 'https://github.com/acme/app/pull/5',
       author: { id: 1001, login: 'alice' },
+      head_ref: 'feature-5',
       queued_at: '2026-11-02T09:00:00.000Z',
       priority_alias: 'medium',
       priority_rule_name: null,

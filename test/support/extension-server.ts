@@ -17,9 +17,14 @@
  *  - the engine state, saved with saveQueueState (app/store/queue-state.ts) for the status route;
  *  - GitHub: the sandbox code host (app/sandbox) on loopback with a private acme/app, a reader
  *    (pull), a writer (push) and an outsider (no access), each with a user token minted by the
- *    sandbox; the API's GithubPermissions asks it, as it asks GitHub, what a token may do.
+ *    sandbox; the API's GithubPermissions asks it, as it asks GitHub, what a token may do;
+ *  - acme/merges: #1 and #2 (alice's), each alone in a batch under test, seeded the same way. A
+ *    control endpoint on loopback (`POST <control>/merges/advance`, not part of the API) lets time
+ *    pass there: the engine steps on through the scenario's shell (CI passes #1, fails #2 with a
+ *    link to its run; merges are answered), and the new state and events are stored as at seeding.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GithubPermissions } from '../../app/api/auth/github-permissions.ts';
@@ -30,7 +35,7 @@ import { VirtualClock } from '../../app/sandbox/clock.ts';
 import { SandboxGithub } from '../../app/sandbox/model.ts';
 import { startSandboxServer } from '../../app/sandbox/server.ts';
 import { createApiKey } from '../../app/store/api-keys.ts';
-import { openStore } from '../../app/store/database.ts';
+import { openStore, type Store } from '../../app/store/database.ts';
 import { saveQueueState } from '../../app/store/queue-state.ts';
 import { ensureRepository } from '../../app/store/repositories.ts';
 import { mergeQueueStatusSchema } from '../../shared/schemas/merge-queue.schema.ts';
@@ -48,6 +53,44 @@ function buildQueue(): Scenario {
   s.queue(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
   s.runUntilIdle({ ci: failIfContains(2), until: '11m' });
   return s;
+}
+
+/** The link of the failing CI run of #2 in acme/merges (the removal notification's button). */
+const MERGES_FAILING_RUN = (sha: string) => `https://ci.example.test/acme/merges/runs/${sha}`;
+
+/** acme/merges: #1 and #2, one batch each, tested side by side; CI will pass #1 and fail #2. */
+function buildMerges(): Scenario {
+  const s = new Scenario({
+    queue_rules: [{ name: 'default', batch_size: 1, batch_max_wait_time: '0s' }],
+    merge_queue: { max_parallel_checks: 2 },
+  });
+  s.queue(1, 2);
+  // The CI results are decided when the test branches are made; they arrive 10 minutes later.
+  s.runUntilIdle({ ci: failIfContains(2), ciUrl: MERGES_FAILING_RUN, until: '1m' });
+  return s;
+}
+
+/** Stores a scenario's state and its events from `from` on, as the seeding does. */
+async function storeScenario(
+  store: Store,
+  target: { id: string; owner: string; name: string },
+  s: Scenario,
+  from: number,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'trainyard-ext-'));
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(
+    file,
+    s
+      .events()
+      .slice(from)
+      .map((e) => JSON.stringify(e))
+      .join('\n'),
+  );
+  const report = await importEvents(store, { file, owner: target.owner, name: target.name, now: new Date() });
+  rmSync(dir, { recursive: true, force: true });
+  if (report.badLines > 0) throw new Error(`event import failed: ${JSON.stringify(report.problems)}`);
+  await saveQueueState(store.db, target.id, s.state, new Date());
 }
 
 /** The sandbox GitHub: acme/app (private) and a user token per kind of access. */
@@ -93,6 +136,25 @@ async function main() {
     queueStateSaveError = (error as Error).message;
   }
 
+  const mergesRepo = await ensureRepository(store.db, { owner: OWNER, name: 'merges' });
+  const merges = buildMerges();
+  const mergesTarget = { id: mergesRepo.id, owner: OWNER, name: 'merges' };
+  await storeScenario(store, mergesTarget, merges, 0);
+  const control = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/merges/advance') {
+      res.writeHead(404).end();
+      return;
+    }
+    const stored = merges.events().length;
+    merges.runUntilIdle({ ci: failIfContains(2), ciUrl: MERGES_FAILING_RUN });
+    storeScenario(store, mergesTarget, merges, stored).then(
+      () => res.writeHead(204).end(),
+      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  const controlUrl = `http://127.0.0.1:${(control.address() as { port: number }).port}`;
+
   const github = await startGithub();
   const app = await buildServer({ store, github: new GithubPermissions({ apiBaseUrl: github.server.url }) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -109,6 +171,8 @@ async function main() {
       adminKey,
       readKey,
       repository: `${OWNER}/${NAME}`,
+      // Test control of acme/merges (lets time pass there); not the API.
+      control: controlUrl,
       // GitHub user tokens minted by the sandbox (pull ⇒ read, push ⇒ write, neither ⇒ none).
       github: { apiUrl: github.server.url, ...github.users },
       eventCount: report.imported,
@@ -130,6 +194,7 @@ async function main() {
   );
 
   const stop = async () => {
+    control.close();
     await app.close();
     await github.server.close();
     await store.close();

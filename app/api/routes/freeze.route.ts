@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { freezeTimeToInstant, instantToFreezeTime } from '../../../shared/freeze-times.ts';
 import { repoParamsSchema } from '../../../shared/schemas/common.schema.ts';
 import { messageErrorSchema } from '../../../shared/schemas/errors.schema.ts';
 import {
@@ -19,7 +20,6 @@ import type { QueueState } from '../../queue/state.ts';
 import { runStep } from '../../store/step-transaction.ts';
 import { errorResponses } from '../error-responses.ts';
 import { HttpError, notFound, ValidationError } from '../errors.ts';
-import { freezeTimeToInstant, instantToFreezeTime } from '../freeze-times.ts';
 import { readQueueState } from '../queue-state-read.ts';
 import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';

@@ -6,13 +6,16 @@ import {
   dequeueImpactSchema,
   mergeQueuePullRequestSchema,
   pullRequestParamsSchema,
+  requeueRequestSchema,
 } from '../../../shared/schemas/merge-queue-pull.schema.ts';
+import type { EntryRefusal } from '../../queue/effects.ts';
+import { decideRequeue } from '../../queue/enter.ts';
 import type { IdSource } from '../../queue/ids.ts';
 import { projectPullRequestIntegrity } from '../../queue/integrity-projection.ts';
 import { computeDequeueImpact, computePullRequestView } from '../../queue/pull-projection.ts';
 import { runStep } from '../../store/step-transaction.ts';
 import { errorResponses } from '../error-responses.ts';
-import { notFound } from '../errors.ts';
+import { HttpError, notFound, ValidationError } from '../errors.ts';
 import { readQueueState } from '../queue-state-read.ts';
 import type { RouteContext } from '../route-context.ts';
 import type { ZodApp } from '../zod-app.ts';
@@ -29,7 +32,41 @@ const notQueued = (number: number) =>
 // The shell's ids: the engine draws from them when a dequeue rebuilds batches.
 const ids: IdSource = { uuid: randomUUID };
 
-/** `GET …/merge-queue/pull/{pr_number}`, its `dequeue-impact` and `POST …/dequeue` (docs/api.md). */
+/** Why a pull request that is not queued cannot enter, as the API's error (docs/api.md, "Requeue"). */
+function requeueRefusal(number: number, refusal: EntryRefusal): HttpError | ValidationError {
+  switch (refusal.kind) {
+    case 'pull_request_not_seen':
+    case 'pull_request_not_open':
+    case 'pull_request_unreadable':
+      return notFound(
+        `pull request #${number} is not an open pull request Trainyard knows in this repository (closed, merged, or never seen)`,
+      );
+    case 'unknown_rule':
+      return new ValidationError([
+        {
+          loc: ['body', 'queue_name'],
+          msg: `no queue rule "${refusal.queueName}"; the rules are: ${refusal.rules.join(', ')}`,
+          type: 'unknown_queue_rule',
+        },
+      ]);
+    case 'conditions_not_met':
+      return new ValidationError([
+        {
+          loc: ['path', 'pr_number'],
+          msg: `pull request #${number} does not meet the queue conditions: ${refusal.rules
+            .map((r) => `${r.name}: ${r.unmet.join(', ')}`)
+            .join('; ')}`,
+          type: 'queue_conditions_not_met',
+        },
+      ]);
+    case 'no_automatic_rule':
+      return new ValidationError([
+        { loc: ['path', 'pr_number'], msg: 'no queue rule accepts it', type: 'queue_conditions_not_met' },
+      ]);
+  }
+}
+
+/** `GET …/merge-queue/pull/{pr_number}`, its `dequeue-impact`, `POST …/dequeue` and `POST …/requeue` (docs/api.md). */
 export function registerPullRoutes(app: ZodApp, ctx: RouteContext) {
   app.get(
     '/merge-queue/pull/:pr_number',
@@ -119,6 +156,58 @@ export function registerPullRoutes(app: ZodApp, ctx: RouteContext) {
         },
       });
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/merge-queue/pull/:pr_number/requeue',
+    {
+      schema: {
+        summary: 'Queue the pull request again (as `@trainyard requeue [rule]` does); answers its place',
+        params: pullRequestParamsSchema,
+        body: requeueRequestSchema.nullish(),
+        response: {
+          200: mergeQueuePullRequestSchema,
+          ...responses,
+          404: messageErrorSchema.describe('Unknown repository, or not an open pull request known here'),
+          409: messageErrorSchema.describe('Already in the merge queue, or a conflicting concurrent write'),
+          422: errorResponses[422].describe(
+            'Invalid number or body, an unknown queue rule, or queue conditions not met',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const number = request.params.pr_number;
+      const queueName = request.body?.queue_name ?? null;
+      const actor = await request.principal.actor();
+      const now = ctx.now();
+      // Decided under the repository's lock, on the state the engine then steps from: the
+      // engine's decision is the same, so a refusal is answered here and never stepped.
+      const outcome = await runStep({
+        db: ctx.store.db,
+        repositoryId: request.repository.id,
+        inputs: [],
+        now,
+        ids,
+        within: async (tx) => {
+          const state = await readQueueState(ctx.store, request.repository.id, tx);
+          const decision =
+            state === null
+              ? ({ kind: 'refused', refusal: { kind: 'pull_request_not_seen' } } as const)
+              : decideRequeue({ state, now }, number, queueName);
+          if (decision.kind === 'already_queued')
+            throw new HttpError(
+              409,
+              `pull request #${number} is already in the merge queue (queue rule "${decision.queueName}")`,
+            );
+          if (decision.kind === 'refused') throw requeueRefusal(number, decision.refusal);
+          return [{ type: 'requeue_requested', number, queueName, by: actor }];
+        },
+      });
+      const view = outcome.state === null ? null : computePullRequestView(outcome.state, { number, now });
+      if (view === null) throw new Error(`pull request #${number} did not enter the queue`);
+      return view;
     },
   );
 }

@@ -3,6 +3,8 @@
  * time. Pure: the instant is always passed in, and time zones go through Intl (no dependency).
  */
 
+import { offsetMs } from '../../../shared/time-zone-offset.ts';
+
 /** A weekly window: `days` are 0 (Sunday) to 6; `times` are minutes of the day, end exclusive. */
 export interface Schedule {
   days: readonly number[];
@@ -20,7 +22,6 @@ const FULL_DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 
 const MINUTE_MS = 60_000;
 const DAY_MS = 1_440 * MINUTE_MS;
 const WEEK_MS = 7 * DAY_MS;
-const GREGORIAN_CYCLE_MS = 146_097 * DAY_MS;
 /** 1970-01-01, day 0 of epoch time, was a Thursday. */
 const EPOCH_WEEKDAY = 4;
 const EXPECTED =
@@ -175,40 +176,6 @@ export function canonicalTimeZone(name: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Wall-clock time minus UTC at `instant`, in ms (e.g. +3_600_000 in Paris in winter). */
-export function offsetMs(timezone: string, instant: number): number {
-  let formatter = formatters.get(timezone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, formatter);
-  }
-  const wholeSecond = Math.floor(instant / 1000) * 1000;
-  const parts = formatter.formatToParts(wholeSecond);
-  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  // Date.UTC reads years 0–99 as 1900–1999; shifting by a 400-year Gregorian cycle avoids that.
-  const wall =
-    Date.UTC(
-      part('year') + 400,
-      part('month') - 1,
-      part('day'),
-      part('hour'),
-      part('minute'),
-      part('second'),
-    ) - GREGORIAN_CYCLE_MS;
-  return wall - wholeSecond;
 }
 
 /** Offset changes happen on whole seconds: binary search for the first one in (from, to]. */

@@ -24,22 +24,13 @@ export interface PullRequestPlace {
   reasons: PlaceReason[];
 }
 
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-/** The late estimate and the reasons the server gives; the head branch, which it does not serve yet, read leniently. */
+/** The late estimate, the reasons and the head branch the server gives. */
 export function optionalFields(pr: QueuedPullRequest): {
   etaP90: string | null;
   reasons: PlaceReason[];
   headRef: string | null;
 } {
-  const loose = pr as unknown as Record<string, unknown>;
-  return {
-    etaP90: pr.estimated_merge_at_p90,
-    reasons: pr.reasons,
-    headRef: text(loose.head_ref) ?? text(loose.head_branch),
-  };
+  return { etaP90: pr.estimated_merge_at_p90, reasons: pr.reasons, headRef: pr.head_ref };
 }
 
 function laneOf(pr: QueuedPullRequest): string {
@@ -107,10 +98,15 @@ export interface Me {
   branch: string | null;
 }
 
+/** Whether it is the pull request of the workspace's current branch. */
+export function isOnBranch(place: PullRequestPlace, me: Me): boolean {
+  return me.branch !== null && optionalFields(place.pr).headRef === me.branch;
+}
+
 /** My pull requests: the current branch's first, then mine by position. */
 export function myPlaces(places: Map<number, PullRequestPlace>, me: Me): PullRequestPlace[] {
   const login = me.login?.toLowerCase() ?? null;
-  const onBranch = (p: PullRequestPlace) => me.branch !== null && optionalFields(p.pr).headRef === me.branch;
+  const onBranch = (p: PullRequestPlace) => isOnBranch(p, me);
   return [...places.values()]
     .filter((p) => onBranch(p) || (login !== null && p.pr.author.login.toLowerCase() === login))
     .sort((a, b) => Number(onBranch(b)) - Number(onBranch(a)) || a.position - b.position);

@@ -19,6 +19,8 @@ export interface TestServer {
   adminKey: string;
   readKey: string;
   repository: string;
+  /** Test control of acme/merges: `POST <control>/merges/advance` lets its CI finish and merges happen. */
+  control: string;
   /** The sandbox GitHub the server asks about GitHub tokens, and user tokens it minted. */
   github: {
     apiUrl: string;

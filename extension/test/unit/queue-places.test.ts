@@ -23,6 +23,7 @@ const pr = (number: number, login = 'alice', extra: Record<string, unknown> = {}
     title: `PR ${number}`,
     url: `https://github.com/acme/app/pull/${number}`,
     author: { id: 1, login },
+    head_ref: `feature-${number}`,
     queued_at: '2026-11-29T10:00:00Z',
     priority_alias: 'medium',
     priority_rule_name: null,

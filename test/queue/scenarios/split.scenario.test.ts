@@ -58,7 +58,7 @@ describe('bisect_aside_split — a failed batch splits into groups tested side b
     expect(singles).toEqual([[5], [6]]);
     const left = s.events('action.queue.leave').filter((e) => e.type === 'action.queue.leave' && e.metadata.reason.startsWith('CHECKS_FAILED'));
     expect(left.map((e) => e.pull_request)).toEqual([6]);
-    const merged = s.events('action.queue.merged').map((e) => e.pull_request);
+    const merged = s.events('action.queue.merged').map((e) => e.pull_request ?? 0);
     expect(merged.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 7, 8]);
   });
 
@@ -79,7 +79,7 @@ describe('bisect_aside_split — a failed batch splits into groups tested side b
       [3, 4],
     ]);
     expect(s.events('action.queue.leave').filter((e) => e.type === 'action.queue.leave' && e.metadata.reason.startsWith('CHECKS_FAILED'))).toEqual([]);
-    const merged = s.events('action.queue.merged').map((e) => e.pull_request);
+    const merged = s.events('action.queue.merged').map((e) => e.pull_request ?? 0);
     expect(merged.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
   });
 
@@ -111,6 +111,6 @@ describe('bisect_aside_split — a failed batch splits into groups tested side b
       [1, 2],
       [3, 4],
     ]);
-    expect(s.events('action.queue.checks_end').filter((e) => e.pull_request <= 4)).toHaveLength(4);
+    expect(s.events('action.queue.checks_end').filter((e) => (e.pull_request ?? 0) <= 4)).toHaveLength(4);
   });
 });

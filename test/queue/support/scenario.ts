@@ -102,6 +102,8 @@ export function check(name: string, state: CheckReport['state']): CheckReport {
 
 export interface ShellOptions {
   ci?: CiOracle;
+  /** The link of the `ci` check reported on a tested commit (none by default). */
+  ciUrl?: (sha: string) => string;
   ciDuration?: string;
   /** Stop at this offset from START even if timers remain. */
   until?: string;
@@ -438,12 +440,13 @@ export class Scenario {
     sha: string,
     numbers: number[],
     attempt: number,
-    shell: { ci: CiOracle; ciMs: number },
+    shell: { ci: CiOracle; ciMs: number; options: ShellOptions },
   ): void {
     const verdict = shell.ci(numbers, attempt);
     if (verdict === 'hang') return;
     this.verdicts.set(sha, verdict);
-    push(shell.ciMs, { type: 'checks_reported', sha, checks: [check('ci', verdict)] });
+    const report = { ...check('ci', verdict), url: shell.options.ciUrl?.(sha) ?? null };
+    push(shell.ciMs, { type: 'checks_reported', sha, checks: [report] });
   }
 
   /** The last step's effects and events: nothing happened. */

@@ -68,6 +68,8 @@ export function renderInput(input: QueueInput, names: ReadonlyMap<string, string
       return `freeze_deleted ${input.id}`;
     case 'dequeue_requested':
       return `dequeue_requested #${input.number} by ${input.by.name}`;
+    case 'requeue_requested':
+      return `requeue_requested #${input.number}${input.queueName ? ` ${input.queueName}` : ''} by ${input.by.name}`;
     case 'effect_failed':
       return `effect_failed ${input.key}`;
     case 'base_tree_read':

@@ -42,7 +42,8 @@ export class EventNode implements TreeNode {
         .join('\n\n'),
     );
     item.iconPath = outcomeIcons[e.outcome];
-    item.contextValue = `event:${e.outcome}`;
+    // The type last: a leave's menu offers Requeue.
+    item.contextValue = `event:${e.outcome}:${e.type}`;
     return item;
   }
 

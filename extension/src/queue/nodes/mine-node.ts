@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TreeNode } from '../../tree-node.ts';
-import type { Me, PullRequestPlace } from '../pull-request-place.ts';
+import { isOnBranch, type Me, type PullRequestPlace } from '../pull-request-place.ts';
 import { type LoadChecks, PullRequestNode } from './pull-request-node.ts';
 
 const MAX_EXPANDED = 5;
@@ -40,7 +40,15 @@ export class MineNode implements TreeNode {
 
   getChildren(): TreeNode[] {
     return this.places.map(
-      (p) => new PullRequestNode(p.pr, `${this.repository}/mine`, 'mine', p, null, this.loadChecks),
+      (p) =>
+        new PullRequestNode(
+          p.pr,
+          `${this.repository}/mine`,
+          isOnBranch(p, this.me) ? 'branch' : 'mine',
+          p,
+          null,
+          this.loadChecks,
+        ),
     );
   }
 }

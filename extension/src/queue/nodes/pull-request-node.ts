@@ -20,7 +20,8 @@ export class PullRequestNode implements TreeNode {
   constructor(
     readonly pullRequest: QueuedPullRequest,
     private readonly parentId: string,
-    private readonly where: 'batch' | 'waiting' | 'mine',
+    /** `branch`: mine, and the pull request of the workspace's current branch. */
+    private readonly where: 'batch' | 'waiting' | 'mine' | 'branch',
     readonly place: PullRequestPlace | null = null,
     private readonly mark: BisectionMark = null,
     private readonly loadChecks: LoadChecks | null = null,
@@ -35,13 +36,14 @@ export class PullRequestNode implements TreeNode {
       this.loadChecks ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `${this.parentId}/pr/${pr.number}`;
-    const markText = this.mark ? `${this.mark} · ` : '';
+    const markText = this.mark ? `${this.mark} · ` : this.where === 'branch' ? 'current branch · ' : '';
     item.description = p
       ? `${markText}${placeLine(p)} · ${pr.author.login}`
       : `${markText}${pr.author.login}`;
     item.tooltip = new vscode.MarkdownString(
       [
         `**#${pr.number} ${pr.title}**`,
+        this.where === 'branch' ? `the pull request of your current branch, ${pr.head_ref}` : '',
         p
           ? `${placeLine(p)} in ${p.lane === DEFAULT_PARTITION_NAME ? 'the queue' : `partition ${p.lane}`}`
           : '',
@@ -63,9 +65,11 @@ export class PullRequestNode implements TreeNode {
         ? new vscode.ThemeIcon('bug', new vscode.ThemeColor('charts.red'))
         : this.mark === 'suspect'
           ? new vscode.ThemeIcon('question', new vscode.ThemeColor('charts.orange'))
-          : this.where === 'mine'
-            ? new vscode.ThemeIcon('account', new vscode.ThemeColor('charts.blue'))
-            : new vscode.ThemeIcon('git-pull-request');
+          : this.where === 'branch'
+            ? new vscode.ThemeIcon('git-branch', new vscode.ThemeColor('charts.blue'))
+            : this.where === 'mine'
+              ? new vscode.ThemeIcon('account', new vscode.ThemeColor('charts.blue'))
+              : new vscode.ThemeIcon('git-pull-request');
     item.contextValue = `pr:${this.where}`;
     return item;
   }

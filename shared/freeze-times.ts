@@ -1,4 +1,4 @@
-import { offsetMs } from '../config/conditions/schedule.ts';
+import { offsetMs } from './time-zone-offset.ts';
 
 /*
  * Scheduled freezes give their start and end as wall-clock times of their own time zone, without

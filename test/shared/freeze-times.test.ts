@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freezeTimeToInstant, instantToFreezeTime } from '../../app/api/freeze-times.ts';
+import { freezeTimeToInstant, instantToFreezeTime } from '../../shared/freeze-times.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
