@@ -1,5 +1,5 @@
 import type { AbortCode } from '../../shared/schemas/event-parts.schema.ts';
-import { bisectionEndEvent, computeBisectionSubject } from './batch-events.ts';
+import { bisectionEndEvent, computeBisectionSubject, endSplitRoundIfDone } from './batch-events.ts';
 import { computeTestBranch } from './ids.ts';
 import type { Batch, Lane, SubBatch, TestRun } from './state.ts';
 import { abortEnding, computeBatchUnit, computeSubBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -33,12 +33,13 @@ export function abortBatchesFrom(
   const leaving = params.leaving ?? new Set<number>();
   // Split groups are built on the base alone, not on what is ahead of them in the lane: they stay.
   const from = lane.batches.slice(index);
-  const kept = from.filter((batch, offset) => offset > 0 && batch.splitFrom !== undefined);
+  const kept = from.filter((batch, offset) => offset > 0 && batch.split !== undefined);
   from.forEach((batch, offset) => {
     if (!kept.includes(batch)) abortBatch(t, { lane, batch, why: offset === 0 ? first : behind, leaving });
   });
   const next = { ...lane, batches: [...lane.batches.slice(0, index), ...kept] };
   putLane(t, next);
+  for (const batch of from) if (!kept.includes(batch)) endSplitRoundIfDone(t, next, batch);
   return next;
 }
 

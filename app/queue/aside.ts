@@ -1,5 +1,6 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { abortBatchesFrom, closeDraft } from './abort.ts';
+import { endSplitRoundIfDone } from './batch-events.ts';
 import { repeatUntilDone } from './repeat.ts';
 import { summarizeSessions } from './sessions-summary.ts';
 import type { Batch, Lane, QueueState, Session } from './state.ts';
@@ -173,7 +174,7 @@ export function returnOvertaken(t: Transition): void {
         computeBatchUnit(lane, batch, run),
         batch.numbers,
         // A group split from a failed batch passing is what it was for: its pull requests are innocent.
-        batch.splitFrom === undefined
+        batch.split === undefined
           ? abortEnding(run, 'MERGE_QUEUE_RESET', OVERTAKEN_REASON(batch.name), 'REEMBARKED')
           : successEnding(run.checks),
       );
@@ -184,6 +185,7 @@ export function returnOvertaken(t: Transition): void {
       t,
       returning.flatMap((b) => b.numbers),
     );
+    for (const batch of returning) endSplitRoundIfDone(t, lane, batch);
   }
 }
 

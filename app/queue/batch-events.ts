@@ -1,7 +1,7 @@
 import type { NewEvent, NewEventOf } from '../../shared/schemas/event.schema.ts';
 import { envelope } from './queue-events.ts';
 import type { Batch, Lane } from './state.ts';
-import { findSession, type Transition } from './transition.ts';
+import { currentLane, findSession, type Transition } from './transition.ts';
 
 /* Events about batches and gauges rather than one session: bisection, queue size, running checks, commands. */
 
@@ -126,4 +126,22 @@ export function computeBisectionSubject(t: Transition, lane: Lane, batch: Batch)
     originalNumbers: batch.numbers,
     firstNumber: batch.numbers[0]!,
   };
+}
+
+/*
+ * A split round (app/queue/split.ts) is the groups split from one failed batch. It ends, with an
+ * `action.queue.batch_bisection_end` as a bisection does, once none of its groups is left in the
+ * lane: each passed (its pull requests are queued again), failed (split again, or its pull request
+ * left) or was aborted. Its culprits are the pull requests of the failed batch that left the queue
+ * meanwhile; the rest remain.
+ */
+export function endSplitRoundIfDone(t: Transition, stale: Lane, group: Batch): void {
+  const { split } = group;
+  if (split === undefined) return;
+  const lane = currentLane(t, stale);
+  if (lane.batches.some((b) => b.split?.from === split.from)) return;
+  const culprits = split.of.filter((n) => findSession(t.state, n) === undefined);
+  const remaining = split.of.filter((n) => findSession(t.state, n) !== undefined);
+  const subject = computeBisectionSubject(t, lane, { ...group, numbers: split.of });
+  t.events.push(bisectionEndEvent(t, subject, { culprits, remaining, capReached: false }));
 }

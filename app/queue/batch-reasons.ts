@@ -47,12 +47,12 @@ export function batchReasons(
     ];
   }
   const trial = batch.trial;
-  if (batch.splitFrom !== undefined && (trial.phase === 'preparing' || trial.phase === 'testing')) {
+  if (batch.split !== undefined && (trial.phase === 'preparing' || trial.phase === 'testing')) {
     const others = batch.numbers.filter((n) => n !== session.number);
     return [
       {
         code: 'bisecting',
-        message: `${batch.splitFrom} failed; this pull request is tested again on ${lane.base} alone${others.length > 0 ? ` with ${others.map((n) => `#${n}`).join(', ')}` : ''} (${batch.name}) to clear it or find the failing one`,
+        message: `${batch.split.from} failed; this pull request is tested again on ${lane.base} alone${others.length > 0 ? ` with ${others.map((n) => `#${n}`).join(', ')}` : ''} (${batch.name}) to clear it or find the failing one`,
         since: trial.phase === 'testing' ? trial.run.startedAt : null,
         until: null,
         next_action: null,

@@ -116,11 +116,13 @@ const commonShape = {
    */
   overtaken: z.literal(true).optional(),
   /**
-   * With `merge_queue.bisect_aside_split`: the failed batch this group was split from. A group is
-   * tested on the base alone beside the line and never merges (it is overtaken from the start):
-   * passing, its pull requests go back to the front of the queue; failing, it splits again.
+   * With `merge_queue.bisect_aside_split`: a group split from a failed batch (`from`, its name;
+   * `of`, its pull requests; `depth`, 1 from a batch of the line, one more from a failed group).
+   * A group is tested on the base alone beside the line and never merges (it is overtaken from
+   * the start): passing, its pull requests go back to the front of the queue; failing, it splits
+   * again.
    */
-  splitFrom: z.string().optional(),
+  split: z.strictObject({ from: z.string(), of: z.array(prNumber).min(1), depth: z.int().min(1) }).optional(),
   /** With `mode: adaptive`: the lane's depth when the batch was built, and the queue it was computed from. */
   laneDepth: z.strictObject({ depth: z.int().min(1), queued: z.int().min(0) }).optional(),
 };

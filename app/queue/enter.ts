@@ -170,7 +170,8 @@ export function handleCommand(t: Transition, input: CommandReceived): Session | 
     return null;
   }
   if (pr === undefined || decision.kind === 'refused') {
-    const refusal = decision.kind === 'refused' && pr !== undefined ? decision.refusal : refusalAfterRead(input.read);
+    const refusal =
+      decision.kind === 'refused' && pr !== undefined ? decision.refusal : refusalAfterRead(input.read);
     emit(t, commandEvent(t, { type, number: input.number, base }, { ...meta, session_id: null }));
     reply(t, input, { kind: 'not_queued', refusal }, '-1');
     return null;

@@ -1,12 +1,13 @@
 import { abortBatchesFrom, cancelRun, closeDraft } from './abort.ts';
 import { abortBuiltOnFailed, isAside, planSuspects, returnOvertaken } from './aside.ts';
+import { endSplitRoundIfDone } from './batch-events.ts';
 import { startBisection } from './bisection.ts';
-import { isSplitting, splitFailedBatch } from './split.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { leaveQueue } from './leave.ts';
 import { toCheck } from './queue-events.ts';
 import { repeatUntilDone } from './repeat.ts';
 import { decideRetry, retryBatch } from './retries.ts';
+import { isSplitting, splitFailedBatch } from './split.ts';
 import { describeStalledLeave } from './stall.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -127,6 +128,7 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
         : { reason: { code: 'check_never_reported', nextAction: stalled.nextAction } }),
     });
   }
+  endSplitRoundIfDone(t, trimmed, batch);
   return 'dropped';
 }
 

@@ -1,11 +1,11 @@
 import type { QueueRule } from '../config/config.schema.ts';
 import { closeDraft } from './abort.ts';
 import { describeDepth, isAdaptive, recordSoloRetry } from './adaptive.ts';
-import { describeSplitGroup } from './split.ts';
 import { computeBatchOutcome } from './checks.ts';
 import { replaceSubBatch } from './embark.ts';
 import type { ChecksReported, TestBranchPrepared } from './inputs.ts';
 import { type Located, locateTesting, locateUnit } from './locate.ts';
+import { describeSplitGroup } from './split.ts';
 import type { Batch, Lane, TestRun, Trial } from './state.ts';
 import {
   computeBatchUnit,
@@ -50,7 +50,7 @@ export function handleTestBranchPrepared(t: Transition, input: TestBranchPrepare
         : `${found.batch.name} started`;
     const { laneDepth } = found.batch;
     const reason =
-      found.batch.splitFrom !== undefined
+      found.batch.split !== undefined
         ? `${started}; ${describeSplitGroup(found.batch, found.lane.base)}`
         : laneDepth === undefined
           ? started

@@ -1,6 +1,8 @@
 import type { TrainyardConfig } from '../config/config.schema.ts';
 import { consumeCleared, isAside } from './aside.ts';
+import { bisectionStartEvent, computeBisectionSubject, endSplitRoundIfDone } from './batch-events.ts';
 import { requestTestBranch } from './embark.ts';
+import { emit } from './queue-events.ts';
 import type { Batch, Lane, Session } from './state.ts';
 import { currentLane, findSession, putLane, type Transition } from './transition.ts';
 
@@ -29,31 +31,49 @@ export function isSplitting(config: TrainyardConfig, batch: Batch): boolean {
   return split !== undefined && isAside(config, batch);
 }
 
-/** Groups of a failed batch: at most `split` of them (a failed group: singles), in queue order. */
+/**
+ * Groups of a failed batch: at most `split` of them, in queue order. A failed group of at most
+ * `split` pull requests splits into single pull requests.
+ */
 export function computeSplitGroups(numbers: readonly number[], split: number, group: boolean): number[][] {
-  const count = group ? numbers.length : Math.min(numbers.length, split);
+  const count = group && numbers.length <= split ? numbers.length : Math.min(numbers.length, split);
   const size = Math.ceil(numbers.length / Math.max(1, count));
   const groups: number[][] = [];
   for (let i = 0; i < numbers.length; i += size) groups.push(numbers.slice(i, i + size));
   return groups;
 }
 
-/** Splits a failed batch aside (its checks already ended) into groups tested on the base alone. */
+/**
+ * Splits a failed batch aside (its checks already ended) into groups tested on the base alone:
+ * a split round, which starts with `action.queue.batch_bisection_start` as a bisection round does.
+ */
 export function splitFailedBatch(t: Transition, lane: Lane, failed: Batch): void {
   const split = t.state.config.merge_queue.bisect_aside_split ?? 2;
   putLane(t, { ...lane, batches: lane.batches.filter((b) => b.id !== failed.id) });
   const numbers = failed.numbers.filter((n) => findSession(t.state, n) !== undefined);
-  for (const group of computeSplitGroups(numbers, split, failed.splitFrom !== undefined)) {
-    startSplitGroup(t, lane, { failed, sessions: group.map((n) => findSession(t.state, n)!) });
+  const groups = computeSplitGroups(numbers, split, failed.split !== undefined);
+  const depth = (failed.split?.depth ?? 0) + 1;
+  emit(
+    t,
+    bisectionStartEvent(t, computeBisectionSubject(t, lane, failed), {
+      sizeBeforeSplit: failed.numbers.length,
+      subBatches: groups.length,
+      depth,
+    }),
+  );
+  for (const group of groups) {
+    const sessions = group.map((n) => findSession(t.state, n)!);
+    startSplitGroup(t, lane, { failed, sessions, split: { from: failed.name, of: failed.numbers, depth } });
   }
+  endSplitRoundIfDone(t, lane, failed);
 }
 
 function startSplitGroup(
   t: Transition,
   stale: Lane,
-  params: { failed: Batch; sessions: readonly Session[] },
+  params: { failed: Batch; sessions: readonly Session[]; split: NonNullable<Batch['split']> },
 ): void {
-  const { failed, sessions } = params;
+  const { failed, sessions, split } = params;
   const counter = t.state.counters.batch + 1;
   t.state = { ...t.state, counters: { ...t.state.counters, batch: counter } };
   const group: Batch = {
@@ -68,7 +88,7 @@ function startSplitGroup(
     createdAt: t.nowIso,
     retries: 0,
     overtaken: true,
-    splitFrom: failed.name,
+    split,
     phase: 'trial',
     trial: { phase: 'preparing', attempt: 1, failures: 0, retryAt: null },
   };
@@ -81,5 +101,5 @@ function startSplitGroup(
 
 /** One line for a group's events: what it is for. */
 export function describeSplitGroup(group: Batch, base: string): string {
-  return `split from ${group.splitFrom}, which failed: tested on ${base} alone beside the line to clear or find the failing pull request`;
+  return `split from ${group.split?.from}, which failed: tested on ${base} alone beside the line to clear or find the failing pull request`;
 }

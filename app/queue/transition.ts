@@ -122,7 +122,7 @@ export function commonOf(batch: Batch): BatchCommon {
     createdAt: batch.createdAt,
     retries: batch.retries,
     ...(batch.overtaken === true ? { overtaken: true } : {}),
-    ...(batch.splitFrom === undefined ? {} : { splitFrom: batch.splitFrom }),
+    ...(batch.split === undefined ? {} : { split: batch.split }),
     ...(batch.laneDepth === undefined ? {} : { laneDepth: batch.laneDepth }),
   };
 }

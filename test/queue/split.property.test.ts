@@ -24,12 +24,17 @@ const splitConfigArb = fc.tuple(configArb, fc.constantFrom(2, 3, 4)).map(([confi
 }));
 // Ten pull requests queued at once, in a random order, then random inputs: batches of several.
 const actionsArb = fc
-  .tuple(fc.shuffledSubarray([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { minLength: 10 }), fc.array(actionArb, { maxLength: 30 }))
+  .tuple(
+    fc.shuffledSubarray([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { minLength: 10 }),
+    fc.array(actionArb, { maxLength: 30 }),
+  )
   .map(([order, rest]): Action[] => [...order.map((pr) => ({ kind: 'queue' as const, pr })), ...rest]);
 const badArb = fc.subarray([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { minLength: 1, maxLength: 3 });
 
 const outputs = (s: Scenario) =>
-  JSON.stringify(s.log.map((r) => ({ at: r.at, input: r.input, effects: r.effects, events: r.events, state: r.state })));
+  JSON.stringify(
+    s.log.map((r) => ({ at: r.at, input: r.input, effects: r.effects, events: r.events, state: r.state })),
+  );
 
 describe('bisect_aside_split on random input sequences', () => {
   it('keeps the invariants, splits failed batches, and leaves nothing behind', () => {

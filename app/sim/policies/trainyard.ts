@@ -328,7 +328,7 @@ function findRunKind(state: QueueState, unit: string): RunKind {
   const probe = state.lanes.some((lane) =>
     lane.batches.some(
       (b) =>
-        (b.id === unit && b.splitFrom !== undefined) ||
+        (b.id === unit && b.split !== undefined) ||
         (b.phase === 'bisecting' && b.bisection.subBatches.some((s) => s.id === unit)),
     ),
   );

@@ -182,7 +182,7 @@ export function checkEmbarkOrder(log: readonly StepRecord[]): string[] {
       for (const batch of lane.batches) {
         if (known.has(batch.id) || batch.phase !== 'trial' || batch.trial.phase !== 'preparing') continue;
         // A group split from a failed batch re-tests pull requests that had embarked: it never merges.
-        if (batch.splitFrom !== undefined) continue;
+        if (batch.split !== undefined) continue;
         const members = batch.numbers.map((n) => state.sessions[String(n)]).filter((m) => m !== undefined);
         if (new Set(members.map(frozen)).size > 1) {
           problems.push(`step ${i}: ${batch.name} mixes frozen and unfrozen pull requests ${batch.numbers}`);
