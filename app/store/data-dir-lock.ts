@@ -55,6 +55,8 @@ export function acquireDataDirLock(lockPath: string): DataDirLock {
       const release = () => {
         if (released) return;
         released = true;
+        // A process may open and close many stores (tests run file after file in one worker).
+        process.off('exit', release);
         const holder = readHolder(lockPath);
         if (holder?.pid === process.pid) rmSync(lockPath, { force: true });
       };

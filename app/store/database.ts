@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import {
   CompiledQuery,
@@ -59,6 +59,11 @@ export interface StoreOptions {
   readTimeoutMs?: number;
   /** PostgreSQL schema to work in (tests give each file its own). */
   schema?: string | undefined;
+  /**
+   * More PGlite options: tests start each database from one data directory made once
+   * (`loadDataDir`) with WebAssembly modules compiled once, instead of running initdb each time.
+   */
+  pglite?: PGliteOptions | undefined;
 }
 
 export const defaultDataDir = './.trainyard/db';
@@ -244,7 +249,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   let pglite: PGlite | undefined;
   try {
-    pglite = await PGlite.create(inMemory ? undefined : dataDir);
+    pglite = await PGlite.create(inMemory ? undefined : dataDir, options.pglite);
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, pipeline: true });
     await migrate(pool);
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });

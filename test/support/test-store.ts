@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store, type StoreOptions } from '../../app/store/database.ts';
+import { pgliteStart, pgliteStartIn } from './pglite-start.ts';
 
 /** Which back end this test run uses: `DATABASE_URL` set ⇒ PostgreSQL, else PGlite. */
 export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -14,7 +15,7 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
  */
 export async function openTestStore(options: Pick<StoreOptions, 'readTimeoutMs'> = {}): Promise<Store> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openStore({ dataDir: 'memory://', ...options });
+  if (!url) return openStore({ dataDir: 'memory://', pglite: await pgliteStart(), ...options });
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -50,7 +51,7 @@ export async function createReopenableStore(): Promise<ReopenableStore> {
   if (!url) {
     const dir = mkdtempSync(join(tmpdir(), 'trainyard-store-'));
     return {
-      open: () => openStore({ dataDir: join(dir, 'db') }),
+      open: async () => openStore({ dataDir: join(dir, 'db'), pglite: await pgliteStartIn(join(dir, 'db')) }),
       dispose: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
