@@ -73,22 +73,30 @@ describe('bisect_aside_split — a failed batch splits into groups tested side b
   it('a split round is logged as a bisection: its start, and its end with the culprits once every group is done', () => {
     const s = scenario(config(2, 8)).queue(1, 2, 3, 4, 5, 6, 7, 8);
     s.runUntilIdle({ ci: failIfContains(6) });
-    const starts = s.events('action.queue.batch_bisection_start').map((e) =>
-      e.type === 'action.queue.batch_bisection_start'
-        ? [e.metadata.bisection_depth, e.metadata.number_of_sub_batches, e.metadata.batch_size_before_split]
-        : null,
-    );
+    const starts = s
+      .events('action.queue.batch_bisection_start')
+      .map((e) =>
+        e.type === 'action.queue.batch_bisection_start'
+          ? [e.metadata.bisection_depth, e.metadata.number_of_sub_batches, e.metadata.batch_size_before_split]
+          : null,
+      );
     // [1–8] into two groups of 4; [5–8] failed: into singles (4 > split would halve again).
     expect(starts).toEqual([
       [1, 2, 8],
       [2, 2, 4],
       [3, 2, 2],
     ]);
-    const ends = s.events('action.queue.batch_bisection_end').map((e) =>
-      e.type === 'action.queue.batch_bisection_end'
-        ? [e.metadata.original_batch_pr_numbers, e.metadata.culprit_pr_numbers, e.metadata.remaining_pr_numbers]
-        : null,
-    );
+    const ends = s
+      .events('action.queue.batch_bisection_end')
+      .map((e) =>
+        e.type === 'action.queue.batch_bisection_end'
+          ? [
+              e.metadata.original_batch_pr_numbers,
+              e.metadata.culprit_pr_numbers,
+              e.metadata.remaining_pr_numbers,
+            ]
+          : null,
+      );
     expect(ends).toEqual([
       [[1, 2, 3, 4, 5, 6, 7, 8], [], [1, 2, 3, 4, 5, 6, 7, 8]],
       [[5, 6, 7, 8], [], [5, 6, 7, 8]],
