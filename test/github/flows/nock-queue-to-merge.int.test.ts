@@ -135,6 +135,29 @@ async function failures(): Promise<string[]> {
 }
 
 /** The "Trainyard" check run on #3's head, once created: listed, then updated in place. */
+/**
+ * The first batch of #3: its test branch (base + #3 merged on a work branch, moved into place),
+ * its draft pull request, and the Trainyard check run on #3. Returns the test branch.
+ */
+function nockFirstBatchOfPr3(): string {
+  nockGetRef(github, { branch: 'main', sha: 'main-1' });
+  const branch = 'trainyard/merge-queue/3b88be2a';
+  nockSetBranch(github, { branch: `${branch}-work`, sha: 'main-1', exists: false });
+  nockMergeBranches(github, { reply: { sha: 'merge-pr-3' } });
+  nockSetBranch(github, { branch, sha: 'merge-pr-3', exists: false });
+  nockDeleteRef(github, { branch: `${branch}-work` });
+  nockFindPullsByHead(github, { branch, open: [] });
+  nockCreatePull(github, { reply: { number: 40, branch } });
+  nockListCheckRuns(github, {
+    sha: 'pr-3-head',
+    query: { check_name: 'Trainyard', app_id: String(APP_ID) },
+    pages: [[]],
+  });
+  nockCreateCheckRun(github, { id: 900 });
+  trainyardCheckRunExists();
+  return branch;
+}
+
 function trainyardCheckRunExists(): void {
   nockListCheckRuns(github, {
     sha: 'pr-3-head',
@@ -175,21 +198,7 @@ describe('queue ⇒ draft PR ⇒ CI ⇒ merged, GitHub answered by nock (real pa
     //    work branch, moved into place) and its draft PR, and the Trainyard check run on #3.
     nockGetPermission(github, { login: 'alice', reply: { permission: 'write', role_name: 'write' } });
     nockCreateReaction(github, { commentId: 501, reply: 201 });
-    nockGetRef(github, { branch: 'main', sha: 'main-1' });
-    const branch = 'trainyard/merge-queue/3b88be2a';
-    nockSetBranch(github, { branch: `${branch}-work`, sha: 'main-1', exists: false });
-    nockMergeBranches(github, { reply: { sha: 'merge-pr-3' } });
-    nockSetBranch(github, { branch, sha: 'merge-pr-3', exists: false });
-    nockDeleteRef(github, { branch: `${branch}-work` });
-    nockFindPullsByHead(github, { branch, open: [] });
-    nockCreatePull(github, { reply: { number: 40, branch } });
-    nockListCheckRuns(github, {
-      sha: 'pr-3-head',
-      query: { check_name: 'Trainyard', app_id: String(APP_ID) },
-      pages: [[]],
-    });
-    nockCreateCheckRun(github, { id: 900 });
-    trainyardCheckRunExists();
+    const branch = nockFirstBatchOfPr3();
     const queueComment = {
       number: 3,
       body: '@trainyard queue',
@@ -336,21 +345,7 @@ describe('a command for a pull request the app has no webhook of (real payloads,
     nockOpenPullRequest(github, { number: 3, headSha: 'pr-3-head', head: 'feature-3', files: ['src/a.ts'] });
     // Then the command, as for a pull request seen before: +1, the test branch, its draft, the check run.
     nockCreateReaction(github, { commentId: 501, reply: 201 });
-    nockGetRef(github, { branch: 'main', sha: 'main-1' });
-    const branch = 'trainyard/merge-queue/3b88be2a';
-    nockSetBranch(github, { branch: `${branch}-work`, sha: 'main-1', exists: false });
-    nockMergeBranches(github, { reply: { sha: 'merge-pr-3' } });
-    nockSetBranch(github, { branch, sha: 'merge-pr-3', exists: false });
-    nockDeleteRef(github, { branch: `${branch}-work` });
-    nockFindPullsByHead(github, { branch, open: [] });
-    nockCreatePull(github, { reply: { number: 40, branch } });
-    nockListCheckRuns(github, {
-      sha: 'pr-3-head',
-      query: { check_name: 'Trainyard', app_id: String(APP_ID) },
-      pages: [[]],
-    });
-    nockCreateCheckRun(github, { id: 900 });
-    trainyardCheckRunExists();
+    nockFirstBatchOfPr3();
     await deliver('issue_comment', widgets(issueCommentEvent('created', queueComment)));
 
     expect(github.requests.filter((r) => r.request === 'GET /repos/acme/widgets/pulls/3')).toHaveLength(1);
