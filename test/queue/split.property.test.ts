@@ -44,6 +44,9 @@ describe('bisect_aside_split on random input sequences', () => {
         const s = run(config, actions, randomOracle(seed, bad), seed);
         const skipIntermediate = s.state.config.merge_queue.skip_intermediate_results;
         expect(checkAll(s.log, { verdicts: s.verdicts, tested: s.tested(), skipIntermediate })).toEqual([]);
+        // After the last input every pull request has merged or left (or waits on a conflict ahead).
+        const stuck = Object.values(s.state.sessions).filter((x) => x.waitingForAhead === null);
+        expect(stuck.map((x) => x.number)).toEqual([]);
         const split = s.log.some((r) =>
           r.events.some(
             (e) => e.type === 'action.queue.checks_start' && e.metadata.start_reason.includes('split from'),
@@ -54,7 +57,7 @@ describe('bisect_aside_split on random input sequences', () => {
       PROPERTY,
     );
     // The property is about splits: a good share of the runs must have split a failed batch.
-    expect(splits).toBeGreaterThan(RUNS / 3);
+    expect(splits).toBeGreaterThan(RUNS / 5);
   });
 
   it('the same inputs give byte-identical outputs, from memory or from a state loaded from storage', () => {
