@@ -1,16 +1,22 @@
 import * as vscode from 'vscode';
 import type { MergeQueueStatus } from '../../shared/schemas/merge-queue.schema.ts';
 import type { ApiSession } from './api-session.ts';
+import { commandIds } from './ids.ts';
 import { Disposable } from './lifecycle.ts';
 import { myPlaces, placesOf } from './queue/pull-request-place.ts';
 import type { QueueModel } from './queue/queue-model.ts';
 import { type Transition, transitions } from './queue/transitions.ts';
 
-/** A message shown to the user, with its buttons (label → URL); kept for tests. */
+/** A button of a notice: a link opened outside VS Code, or one of our commands with its argument. */
+export type NoticeButton =
+  | { label: string; url: string }
+  | { label: string; command: string; argument: number };
+
+/** A message shown to the user, with its buttons; kept for tests. */
 export interface Notice {
   level: 'info' | 'warning';
   text: string;
-  buttons: { label: string; url: string }[];
+  buttons: NoticeButton[];
 }
 
 /** Tells me when my pull request merges or is removed (why, and the failing run), or the queue pauses. */
@@ -73,6 +79,8 @@ export class Notifier extends Disposable {
       text: `#${t.number} was removed from the merge queue: ${meta.reason}`,
       buttons: [
         ...(failing?.url ? [{ label: `Open failing run (${failing.name})`, url: failing.url }] : []),
+        // Back in the queue once it is fixed (or at once, for a flake), as `@trainyard requeue`.
+        { label: 'Requeue', command: commandIds.requeuePullRequest, argument: t.number },
         open,
       ],
     });
@@ -84,6 +92,12 @@ export class Notifier extends Disposable {
       notice.level === 'info' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     const picked = await show(notice.text, ...notice.buttons.map((b) => b.label));
     const button = notice.buttons.find((b) => b.label === picked);
-    if (button) await vscode.env.openExternal(vscode.Uri.parse(button.url));
+    if (button) await this.press(button);
+  }
+
+  /** What a button does when pressed: opens its link, or runs its command. */
+  async press(button: NoticeButton): Promise<unknown> {
+    if ('url' in button) return vscode.env.openExternal(vscode.Uri.parse(button.url));
+    return vscode.commands.executeCommand(button.command, button.argument);
   }
 }

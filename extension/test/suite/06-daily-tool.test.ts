@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { RequeueResult } from '../../src/commands/requeue.ts';
 import { dequeueConfirmation } from '../../src/queue/dequeue-text.ts';
 import {
   configureForTestServer,
@@ -143,11 +144,28 @@ describe('The extension as a daily tool: live status bar, my pull requests, noti
     );
     await assert.rejects(serverClient().pull('acme', 'app', number), /not in any merge queue/);
     const notice = api.notifier.shown.find((n) => n.text.startsWith(`#${number} was removed`))!;
-    assert.ok(notice.buttons.some((b) => b.label === 'Open pull request' && b.url.endsWith(`/${number}`)));
+    assert.ok(
+      notice.buttons.some(
+        (b) => b.label === 'Open pull request' && 'url' in b && b.url.endsWith(`/${number}`),
+      ),
+    );
     assert.ok(
       !(await rows(api.queueTree, find(await rows(api.queueTree), 'Waiting').node)).some((r) =>
         r.label.startsWith(`#${number} `),
       ),
     );
+    // Its Requeue button runs the real command: the pull request is back in the queue.
+    const requeue = notice.buttons.find((b) => b.label === 'Requeue');
+    assert.deepEqual(requeue, {
+      label: 'Requeue',
+      command: 'trainyard.requeuePullRequest',
+      argument: number,
+    });
+    const result = (await api.notifier.press(requeue!)) as RequeueResult;
+    assert.equal(result?.ok, true);
+    assert.equal((await serverClient().pull('acme', 'app', number)).number, number);
+    // Out again, as the suites after this one expect it.
+    await serverClient().dequeue('acme', 'app', number);
+    await api.queue.refresh();
   });
 });

@@ -87,7 +87,7 @@ describe('Notifications: my pull request merged; removed, with a button to the f
       {
         level: 'warning',
         text: `#2 was removed from the merge queue: ${failed.reason}`,
-        buttons: ['Open failing run (ci)', 'Open pull request'],
+        buttons: ['Open failing run (ci)', 'Requeue', 'Open pull request'],
       },
     );
     assert.match(failed.reason, /^CHECKS_FAILED/);
