@@ -7,7 +7,7 @@ import { leaveQueue } from './leave.ts';
 import { toCheck } from './queue-events.ts';
 import { repeatUntilDone } from './repeat.ts';
 import { decideRetry, retryBatch } from './retries.ts';
-import { isSplitting, splitFailedBatch } from './split.ts';
+import { findSplit, splitFailedBatch } from './split.ts';
 import { describeStalledLeave } from './stall.ts';
 import type { Batch, Lane, TestRun } from './state.ts';
 import { computeBatchUnit, emitChecksEnd } from './tested-unit.ts';
@@ -73,12 +73,6 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
     return 'retried';
   }
   const cap = rule.batch_max_failure_resolution_attempts;
-  if (batch.numbers.length > 1 && cap !== 0 && isSplitting(t.state.config, batch)) {
-    endFailedChecks(t, { lane, batch, run, timedOut, status: 'REEMBARKED' });
-    if (batch.mode === 'draft') closeDraft(t, batch.id, run);
-    splitFailedBatch(t, currentLane(t, lane), batch);
-    return 'split';
-  }
   const bisect = batch.numbers.length > 1 && cap !== 0;
   // The failed batch's checks end first, then the batches built on it are aborted.
   endFailedChecks(t, { lane, batch, run, timedOut, status: bisect ? 'REEMBARKED' : 'DEFINITIVE' });
@@ -94,6 +88,11 @@ function decideFailure(t: Transition, lane: Lane, index: number): FailureOutcome
         behind: { code: 'BATCH_AHEAD_FAILED', reason: `${batch.name}, ahead, failed` },
       });
   if (bisect) {
+    const split = findSplit(t.state.config, batch);
+    if (split !== null) {
+      splitFailedBatch(t, trimmed, batch, split);
+      return 'split';
+    }
     startBisection(t, trimmed, batch, run);
     return 'bisected';
   }

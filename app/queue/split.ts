@@ -25,10 +25,10 @@ import { currentLane, findSession, putLane, type Transition } from './transition
  * where a search by halves ran one a round.
  */
 
-/** Whether this failed batch splits (with bisect_aside, when set). */
-export function isSplitting(config: TrainyardConfig, batch: Batch): boolean {
-  const { bisect_aside_split: split } = config.merge_queue;
-  return split !== undefined && isAside(config, batch);
+/** Into how many groups this failed batch splits (`bisect_aside_split`, aside), or null: bisected. */
+export function findSplit(config: TrainyardConfig, batch: Batch): number | null {
+  const split = config.merge_queue.bisect_aside_split;
+  return split !== undefined && isAside(config, batch) ? split : null;
 }
 
 /**
@@ -47,8 +47,7 @@ export function computeSplitGroups(numbers: readonly number[], split: number, gr
  * Splits a failed batch aside (its checks already ended) into groups tested on the base alone:
  * a split round, which starts with `action.queue.batch_bisection_start` as a bisection round does.
  */
-export function splitFailedBatch(t: Transition, lane: Lane, failed: Batch): void {
-  const split = t.state.config.merge_queue.bisect_aside_split ?? 2;
+export function splitFailedBatch(t: Transition, lane: Lane, failed: Batch, split: number): void {
   putLane(t, { ...lane, batches: lane.batches.filter((b) => b.id !== failed.id) });
   const numbers = failed.numbers.filter((n) => findSession(t.state, n) !== undefined);
   const groups = computeSplitGroups(numbers, split, failed.split !== undefined);
