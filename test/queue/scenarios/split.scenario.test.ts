@@ -149,6 +149,19 @@ describe('bisect_aside_split — a failed batch splits into groups tested side b
     });
   });
 
+  it('a pull request leaving one group does not abort the groups listed after it', () => {
+    // batch-1 [1, 2] fails and splits into [1] and [2]; then batch-2 [3, 4] fails into [3] and [4].
+    const pairsFail = (numbers: number[]) => (numbers.length === 2 ? 'failure' : 'hang');
+    const s = scenario(config(2, 2)).queue(1, 2);
+    s.runUntilIdle({ ci: pairsFail, until: '15m' });
+    s.queue(3, 4).runUntilIdle({ ci: pairsFail, until: '30m' });
+    const groups = () => s.status().batches.map((b) => b.pull_requests.map((p) => p.number));
+    expect(groups()).toEqual([[1], [2], [3], [4]]);
+    // #1 leaves: its group ends, and no other (they are built on the base alone).
+    s.command(1, 'dequeue').runUntilIdle({ ci: () => 'hang', until: '31m' });
+    expect(groups()).toEqual([[2], [3], [4]]);
+  });
+
   it('a failure in the line does not abort the groups: they are built on the base alone', () => {
     const s = scenario(config(2)).queue(1, 2, 3, 4);
     // batch-1 fails; its groups hang; the line goes on with 5–8, which fails too.
